@@ -1,0 +1,153 @@
+//! The finished-connection contract between the tracker and the outputs.
+//! Changing a field here is a contract change: update `docs/analyzer.md`.
+
+use tracelab_decode::Addr;
+
+/// Zeek's `conn_state` values (base/protocols/conn/main.zeek).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ConnState {
+    S0,
+    S1,
+    SF,
+    REJ,
+    S2,
+    S3,
+    RSTO,
+    RSTR,
+    RSTOS0,
+    RSTRH,
+    SH,
+    SHR,
+    OTH,
+}
+
+impl ConnState {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ConnState::S0 => "S0",
+            ConnState::S1 => "S1",
+            ConnState::SF => "SF",
+            ConnState::REJ => "REJ",
+            ConnState::S2 => "S2",
+            ConnState::S3 => "S3",
+            ConnState::RSTO => "RSTO",
+            ConnState::RSTR => "RSTR",
+            ConnState::RSTOS0 => "RSTOS0",
+            ConnState::RSTRH => "RSTRH",
+            ConnState::SH => "SH",
+            ConnState::SHR => "SHR",
+            ConnState::OTH => "OTH",
+        }
+    }
+}
+
+/// Summary of a set of time samples (nanoseconds).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SampleStats {
+    pub count: u32,
+    pub min_ns: i64,
+    pub median_ns: i64,
+    pub mean_ns: f64,
+    pub max_ns: i64,
+}
+
+/// Round-trip times seen at the capture point (ALGORITHMS.md §9.3).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RttRecord {
+    /// SYN -> SYN/ACK (the responder side of the monitor).
+    pub syn_synack_ns: Option<i64>,
+    /// SYN/ACK -> first ACK of the originator (the originator side).
+    pub synack_ack_ns: Option<i64>,
+    /// Sum of the two: RTT by handshake.
+    pub handshake_ns: Option<i64>,
+    /// DATA->ACK samples for data sent by the originator (ACKed by the
+    /// responder: monitor-to-responder component). Karn's rule applied.
+    pub data_ack_orig: SampleStats,
+    /// DATA->ACK samples for data sent by the responder.
+    pub data_ack_resp: SampleStats,
+    /// Every DATA->ACK sample, (ts of the ACK, sample) per side, for `samples/`.
+    pub data_ack_orig_samples: Vec<i64>,
+    pub data_ack_resp_samples: Vec<i64>,
+}
+
+/// Per-party figures of the data-transfer decomposition (§9.2).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SideTransfer {
+    /// Data packets sent (retransmissions included) and distinct ones.
+    pub data_pkts: u64,
+    pub distinct_data_pkts: u64,
+    pub retransmissions: u64,
+    /// Number of trains and each train's size in data packets.
+    pub trains: u32,
+    pub train_sizes: Vec<u32>,
+    /// Warm-up of every train of this party, in order (0 for the very first
+    /// train of the connection).
+    pub warmups_ns: Vec<i64>,
+    pub actual_ns: i64,
+    pub warmup_ns: i64,
+    pub theory_ns: i64,
+    pub pacing_ns: i64,
+    /// pacing / data packets (0 when no data packet).
+    pub pacing_per_pkt_ns: f64,
+}
+
+/// Phases and per-side decomposition of a TCP connection (§9.2). Present
+/// only for TCP connections with at least one data packet.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Decomposition {
+    pub setup_ns: i64,
+    pub transfer_ns: i64,
+    pub teardown_ns: i64,
+    /// A = originator, B = responder.
+    pub orig: SideTransfer,
+    pub resp: SideTransfer,
+}
+
+/// Volume of one connection in one load bin (bin = floor(ts / bin width)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoadBin {
+    pub bin: i64,
+    pub orig_ip_bytes: u64,
+    pub resp_ip_bytes: u64,
+    pub orig_pkts: u64,
+    pub resp_pkts: u64,
+}
+
+/// One finished connection: Zeek conn.log fields plus tracelab metrics.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConnRecord {
+    /// First packet, ns since epoch.
+    pub ts_ns: i64,
+    /// Zeek-style uid ("C" + base62), a keyed hash of (ts, 5-tuple): the same
+    /// for the same input whatever the thread count.
+    pub uid: String,
+    pub orig_h: Addr,
+    pub orig_p: u16,
+    pub resp_h: Addr,
+    pub resp_p: u16,
+    pub ip_proto: u8,
+    /// Zeek: unset ("-") when the connection has a single packet time.
+    pub duration_ns: Option<i64>,
+    /// Payload bytes per side (TCP: from sequence numbers, as Zeek).
+    pub orig_bytes: Option<u64>,
+    pub resp_bytes: Option<u64>,
+    pub conn_state: ConnState,
+    pub missed_bytes: u64,
+    pub history: String,
+    pub orig_pkts: u64,
+    pub orig_ip_bytes: u64,
+    pub resp_pkts: u64,
+    pub resp_ip_bytes: u64,
+    /// Time of the last packet, ns since epoch.
+    pub last_ts_ns: i64,
+    /// SYN seen from the originator, SYN/ACK from the responder, final ACK
+    /// of the handshake from the originator.
+    pub handshake_complete: bool,
+    /// Any FIN or RST seen.
+    pub closed: bool,
+    pub rtt: RttRecord,
+    pub transfer: Option<Decomposition>,
+    /// §9.1: complete handshake, >= 1 data packet each way, FIN or RST at end.
+    pub well_behaved: bool,
+    pub load_bins: Vec<LoadBin>,
+}

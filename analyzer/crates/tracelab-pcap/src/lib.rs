@@ -1,0 +1,1 @@
+//! Capture-file readers (see Cargo.toml description).
