@@ -31,7 +31,7 @@ constexpr Time serialization_time(uint64_t bytes, uint64_t bits_per_second) {
 
 // A packet as the cores see it: a handle (the adapter's own index, Click
 // Packet*, ns-3 Ptr) plus the metadata the mechanisms read. Trivially
-// copyable; 64 bytes.
+// copyable; 56 bytes.
 struct Packet {
   uint64_t handle = 0;      // opaque to the cores; the adapter maps it back
   uint64_t flow_hash = 0;   // 5-tuple hash (direction-dependent, §0)
@@ -43,6 +43,9 @@ struct Packet {
   uint16_t mtq = 0;         // MTQ field as carried in the header (units: see mtq_qtl.hh)
   uint8_t cls = 0;          // traffic class (chunking classes, delay budgets)
   uint8_t flags = 0;        // kFlag* below
+  // Added for the ACK-aware variants (EFDACK, Run2CACK, LASACK, §2.2/§3.1):
+  // a hash of the TCP connection that is the same in both directions.
+  uint64_t conn_hash = 0;
 };
 
 constexpr uint8_t kFlagTcp = 0x01;
