@@ -1,0 +1,226 @@
+// tracelab queueing cores: the two-level (MLPS, PS+PS) framework shared by
+// EFD, Run2C, SIFT, X-Protect and NCQ. Spec: ALGORITHMS.md §2, §2.3.
+//
+// One physical buffer holds two virtual queues, H (high priority) and L
+// (low); the link serves H's head while H is non-empty, else L's head,
+// non-preemptively. A mechanism supplies only its classification and its
+// per-flow bookkeeping (CRTP hooks, so the per-packet path has no virtual
+// calls):
+//   Admission classify(const Packet&, Time now)   priority and tag of an arrival
+//   void on_admit(const Packet&, Admission&)      the arrival enters the buffer
+//   void on_unadmit(const Packet&, const Admission&)  byte-mode push-out failed, undo
+//   void on_leave(const Packet&, bool served)     a packet leaves: served, or pushed out
+//
+// Space priority (push-out, §2, default on): an arrival meeting a full buffer
+// is conceptually inserted at its position and the packet at the physical
+// tail (the last packet of L) is dropped as pushed_out. Hence: HIGH arrival
+// with L non-empty evicts L's tail; HIGH arrival with L empty is dropped;
+// LOW arrival is dropped (with a LAS-ordered L, a LOW arrival whose tag is
+// below L's largest evicts that packet instead, §2.3). H packets are never
+// pushed out. With `push_out = false` the buffer is drop-tail (NCQ default).
+//
+// The arrival's flow state is accounted before the victim is removed
+// (§2.1 "insert first, then push out"), so a victim of the same flow never
+// deletes and re-creates the entry.
+//
+// ⚠AMB-1, byte mode: one push-out may not free enough room. Default (the
+// spec's rule): push out L's tail packets one by one until the arrival
+// fits; if L runs out first, the arrival is dropped and the packets already
+// pushed out stay dropped. Option `byte_pushout_precheck`: first check that
+// emptying L would make room, and otherwise drop only the arrival.
+//
+// The packet in service never sits in L (it is held apart, see
+// fifo_buffer.hh), so it is never a push-out victim, as §2 requires.
+#pragma once
+
+#include <cstdint>
+
+#include "efd_flow_table.hh"
+#include "fifo_buffer.hh"
+#include "las_sorted_queue.hh"
+
+namespace tracelab {
+
+enum class Priority : uint8_t { kHigh = 0, kLow = 1 };
+
+// Order inside one virtual queue (§2.3): FIFO, or LAS = ascending tag.
+enum class Discipline : uint8_t { kFifo, kLas };
+
+struct TwoLevelConfig {
+  BufferConfig buffer;
+  bool push_out = true;                // §2 space priority; false = drop-tail
+  bool byte_pushout_precheck = false;  // ⚠AMB-1, see above
+  Discipline high = Discipline::kFifo;
+  Discipline low = Discipline::kFifo;
+};
+
+// What classify() decides for one arrival, plus room for on_admit() to
+// remember what on_unadmit() must undo.
+struct Admission {
+  Priority prio = Priority::kHigh;
+  uint64_t tag = 0;         // order key inside a LAS-ordered virtual queue
+  uint64_t volume = 0;      // volume on_admit() added to the flow's counter
+  AckProgress ack_before;   // the flow's ACK reference before on_admit()
+};
+
+// One virtual queue: a ring (FIFO) or a sorted queue (LAS). Front = next to
+// serve, back = physical tail (push-out victim).
+class SubQueue {
+ public:
+  SubQueue(Discipline d, uint32_t slots)
+      : las_(d == Discipline::kLas), ring_(las_ ? 1 : slots), sorted_(las_ ? slots : 0) {}
+  bool empty() const { return size() == 0; }
+  uint32_t size() const { return las_ ? sorted_.size() : ring_.size(); }
+  bool is_las() const { return las_; }
+  void push(const Packet& p, uint64_t tag) {
+    if (las_) sorted_.push(p, tag);
+    else ring_.push_back(p);
+  }
+  Packet pop_front() { return las_ ? sorted_.pop_min() : ring_.pop_front(); }
+  Packet pop_back() { return las_ ? sorted_.pop_max() : ring_.pop_back(); }
+  uint64_t back_tag() const { return sorted_.max_tag(); }  // LAS only
+
+ private:
+  bool las_;
+  PacketRing ring_;
+  SortedPacketQueue sorted_;
+};
+
+template <typename Mechanism>
+class TwoLevelQueue : public QueueCore {
+ public:
+  explicit TwoLevelQueue(const TwoLevelConfig& cfg)
+      : cfg_(cfg), meter_(cfg.buffer), high_(cfg.high, cfg.buffer.slots()), low_(cfg.low, cfg.buffer.slots()) {}
+
+  void enqueue(const Packet& p, Time now) final {
+    ++counters_.offered;
+    retire(now, false);
+    Admission a = self().classify(p, now);
+    if (meter_.fits(p.length)) {
+      admit(p, a);
+      return;
+    }
+    if (!cfg_.push_out || !may_push_out(a)) {
+      drop(p, DropReason::kBufferFull, now);
+      return;
+    }
+    if (cfg_.byte_pushout_precheck && !fits_without_low(p.length)) {
+      drop(p, DropReason::kBufferFull, now);
+      return;
+    }
+    // Account first so that a victim of p's own flow keeps its entry (§2.1).
+    self().on_admit(p, a);
+    while (!meter_.fits(p.length) && !low_.empty()) {
+      Packet victim = low_.pop_back();
+      low_bytes_ -= victim.length;
+      meter_.remove(victim.length);
+      ++pushed_out_;
+      self().on_leave(victim, false);
+      drop(victim, DropReason::kPushedOut, now);
+    }
+    if (!meter_.fits(p.length)) {  // byte mode only: L ran out first
+      self().on_unadmit(p, a);
+      drop(p, DropReason::kBufferFull, now);
+      return;
+    }
+    place(p, a);
+  }
+
+  bool dequeue(Time now, Batch& out) final {
+    retire(now, true);
+    out.clear();
+    if (high_.empty() && low_.empty()) return false;
+    Packet p;
+    if (!high_.empty()) {
+      p = high_.pop_front();
+      ++served_high_;
+    } else {
+      p = low_.pop_front();
+      low_bytes_ -= p.length;
+    }
+    ++counters_.served;
+    out.packets[0] = p;
+    out.count = 1;
+    out.wire_bytes = p.length;
+    const uint64_t bps = cfg_.buffer.in_service_link_bps;
+    if (bps == 0) {
+      leave(p);
+    } else {
+      service_ = {p, now + serialization_time(p.length, bps), true};
+    }
+    return true;
+  }
+
+  uint64_t length_packets() const final { return high_.size() + low_.size(); }
+  uint64_t length_bytes() const final { return meter_.bytes() - (service_.busy ? service_.packet.length : 0); }
+
+  uint64_t high_packets() const { return high_.size(); }
+  uint64_t low_packets() const { return low_.size(); }
+  uint64_t admitted_high() const { return admitted_[0]; }
+  uint64_t admitted_low() const { return admitted_[1]; }
+  uint64_t served_high() const { return served_high_; }
+  uint64_t pushed_out() const { return pushed_out_; }
+  // Buffer occupancy as the full test sees it (in-service packet included).
+  const BufferMeter& meter() const { return meter_; }
+  const TwoLevelConfig& config() const { return cfg_; }
+
+ private:
+  Mechanism& self() { return static_cast<Mechanism&>(*this); }
+
+  // May this arrival evict the physical tail (§2, §2.3)?
+  bool may_push_out(const Admission& a) const {
+    if (low_.empty()) return false;
+    if (a.prio == Priority::kHigh) return true;
+    // A LOW arrival goes behind L's tail in FIFO order, so it is the tail;
+    // in a LAS-ordered L it is the tail unless its tag is smaller.
+    return low_.is_las() && a.tag < low_.back_tag();
+  }
+
+  bool fits_without_low(uint32_t length) const {
+    const BufferConfig& b = cfg_.buffer;
+    uint64_t packets = meter_.packets() - low_.size();
+    uint64_t bytes = meter_.bytes() - low_bytes_;
+    if (b.granularity == Granularity::kPackets) return packets < b.capacity;
+    return b.full_test == FullTest::kAlreadyFull ? bytes < b.capacity : bytes + length <= b.capacity;
+  }
+
+  void admit(const Packet& p, Admission& a) {
+    self().on_admit(p, a);
+    place(p, a);
+  }
+  void place(const Packet& p, const Admission& a) {
+    if (a.prio == Priority::kHigh) {
+      high_.push(p, a.tag);
+    } else {
+      low_.push(p, a.tag);
+      low_bytes_ += p.length;
+    }
+    meter_.add(p.length);
+    ++admitted_[static_cast<int>(a.prio)];
+    ++counters_.enqueued;
+    note_highwater();
+  }
+
+  void leave(const Packet& p) {
+    meter_.remove(p.length);
+    self().on_leave(p, true);
+  }
+  void retire(Time now, bool link_free) {
+    if (service_.busy && (link_free || now >= service_.ends)) {
+      service_.busy = false;
+      leave(service_.packet);
+    }
+  }
+
+  TwoLevelConfig cfg_;
+  BufferMeter meter_;
+  SubQueue high_;
+  SubQueue low_;
+  uint64_t low_bytes_ = 0;
+  InService service_;
+  uint64_t admitted_[2] = {0, 0};
+  uint64_t served_high_ = 0;
+  uint64_t pushed_out_ = 0;
+};
+
+}  // namespace tracelab

@@ -1,0 +1,112 @@
+// tracelab queueing cores: buffer vocabulary shared by the FIFO, two-level
+// (EFD family, Run2C, SIFT, X-Protect, NCQ) and sorted (LAS, LARS, SCFQ) cores.
+//
+// Spec: ALGORITHMS.md §0 (buffer granularity), §2 (packet in service).
+//
+// ⚠AMB-1 resolution: in byte mode an arrival of `size` bytes does not fit
+// when `bytes + size > capacity` ("would overflow"); in packet mode when
+// `packets >= capacity`. The alternative ("already >= capacity") is the
+// option `full_test = FullTest::kAlreadyFull`.
+//
+// The packet in service (§2): by default a packet leaves the buffer the
+// moment dequeue() hands it to the link, which is what a Click Queue or an
+// ns-3 QueueDisc does. With `in_service_link_bps > 0` the core instead keeps
+// the packet counted in the buffer (and, in the flow-state cores, in its
+// flow's entry) until its transmission ends at that rate, as the thesis
+// model does; it is never pushed out. Retirement happens at the next
+// dequeue() (the link is free again, so the transmission has ended) or at
+// an enqueue() at or after the computed end of transmission.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "queue_core.hh"
+
+namespace tracelab {
+
+enum class Granularity : uint8_t { kPackets, kBytes };
+enum class FullTest : uint8_t { kWouldOverflow, kAlreadyFull };
+
+struct BufferConfig {
+  Granularity granularity = Granularity::kPackets;
+  uint64_t capacity = 300;          // packets, or bytes in byte mode (300 pkts: [003 §4.4.1])
+  FullTest full_test = FullTest::kWouldOverflow;  // byte mode only, ⚠AMB-1
+  uint32_t min_packet_bytes = 40;   // byte mode only: sizes the packet slots, see slots()
+  uint64_t in_service_link_bps = 0; // 0 = the in-service packet leaves the buffer at dequeue
+
+  // Packet slots to allocate. In byte mode a buffer of B bytes holds at most
+  // B / min_packet_bytes packets; an arrival finding every slot taken (only
+  // possible with packets below min_packet_bytes) is dropped as buffer_full.
+  uint32_t slots() const {
+    uint64_t n = granularity == Granularity::kPackets ? capacity : capacity / min_packet_bytes + 1;
+    if (n == 0 || n > (1u << 26)) throw std::invalid_argument("buffer capacity out of range");
+    return static_cast<uint32_t>(n);
+  }
+};
+
+// Occupancy of one physical buffer, in-service packet included.
+class BufferMeter {
+ public:
+  explicit BufferMeter(const BufferConfig& c) : cfg_(c), slots_(c.slots()) {}
+
+  // Would a packet of `length` bytes fit now, without removing anything?
+  bool fits(uint32_t length) const {
+    if (packets_ >= slots_) return false;
+    if (cfg_.granularity == Granularity::kPackets) return packets_ < cfg_.capacity;
+    if (cfg_.full_test == FullTest::kAlreadyFull) return bytes_ < cfg_.capacity;
+    return bytes_ + length <= cfg_.capacity;
+  }
+  void add(uint32_t length) { ++packets_; bytes_ += length; }
+  void remove(uint32_t length) { --packets_; bytes_ -= length; }
+  uint64_t packets() const { return packets_; }
+  uint64_t bytes() const { return bytes_; }
+  const BufferConfig& config() const { return cfg_; }
+
+ private:
+  BufferConfig cfg_;
+  uint32_t slots_;
+  uint64_t packets_ = 0;
+  uint64_t bytes_ = 0;
+};
+
+// The packet on the wire when `in_service_link_bps > 0`.
+struct InService {
+  Packet packet;
+  Time ends = 0;
+  bool busy = false;
+};
+
+// Fixed-capacity double-ended ring of packets: push/pop at both ends, no
+// allocation after construction.
+class PacketRing {
+ public:
+  explicit PacketRing(uint32_t capacity) {
+    uint32_t n = 1;
+    while (n < capacity) n <<= 1;
+    buf_.resize(n);
+    mask_ = n - 1;
+  }
+  bool empty() const { return size_ == 0; }
+  uint32_t size() const { return size_; }
+  bool full() const { return size_ == buf_.size(); }
+  const Packet& front() const { return buf_[head_]; }
+  const Packet& back() const { return buf_[(head_ + size_ - 1) & mask_]; }
+  void push_back(const Packet& p) { buf_[(head_ + size_++) & mask_] = p; }
+  Packet pop_front() {
+    Packet p = buf_[head_];
+    head_ = (head_ + 1) & mask_;
+    --size_;
+    return p;
+  }
+  Packet pop_back() { return buf_[(head_ + --size_) & mask_]; }
+
+ private:
+  std::vector<Packet> buf_;
+  uint32_t mask_ = 0;
+  uint32_t head_ = 0;
+  uint32_t size_ = 0;
+};
+
+}  // namespace tracelab

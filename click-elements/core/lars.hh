@@ -1,0 +1,83 @@
+// LARS — Least Attained Recent Service: LAS whose per-flow volume fades
+// with time. Spec: ALGORITHMS.md §3.2 ([003 §2.1, §4.2]); sorted buffer and
+// push-out as LAS (las_sorted_core.hh).
+//
+//   V[F] = V[F] * beta^((t − t_last[F]) / tau); t_last[F] = t
+//   tag = V[F]; if admitted: V[F] += size
+//
+// NOT IN SEEDS (⚠AMB-8): beta and tau. Defaults beta = 0.5, tau = 1 s
+// (volume halves every idle second); log the values used. The WLAN runs use
+// ACK-aware accounting as LASACK: option `ack_aware`.
+// Tags are the decayed volume in 1/16 byte, rounded down, so the order is
+// an integer comparison; two flows closer than 1/16 byte tie and go in
+// arrival order. An idle scan (every `flows.gc_interval`) deletes entries
+// whose decayed volume is below 1 byte, as §3.2 allows; flows idle longer
+// than `flows.idle_timeout` (default: never) go too.
+#pragma once
+
+#include <cmath>
+#include <stdexcept>
+
+#include "efd_flow_table.hh"
+#include "las_sorted_core.hh"
+
+namespace tracelab {
+
+struct LarsConfig {
+  BufferConfig buffer;
+  double beta = 0.5;       // fading factor per tau
+  Time tau = kSecond;      // time unit of the fading
+  bool ack_aware = false;
+  FlowStateConfig flows = {1u << 16, 5 * kSecond, kNever};
+};
+
+class LarsCore final : public SortedCore<LarsCore> {
+ public:
+  explicit LarsCore(const LarsConfig& cfg = {})
+      : SortedCore(cfg.buffer, true), cfg_(cfg), table_(cfg.flows.max_flows), scan_(cfg.flows) {
+    if (!(cfg.beta > 0.0 && cfg.beta <= 1.0) || cfg.tau <= 0)
+      throw std::invalid_argument("LARS needs 0 < beta <= 1 and tau > 0");
+  }
+
+  uint32_t flows() const { return table_.size(); }
+  uint32_t flows_highwater() const { return table_.highwater(); }
+  uint64_t untracked() const { return untracked_; }
+  static constexpr double kTagUnitsPerByte = 16.0;
+
+ private:
+  friend class SortedCore<LarsCore>;
+  struct Entry {
+    double volume = 0.0;
+    AckProgress ack;
+    Time last_seen = 0;
+  };
+
+  double decayed(const Entry& e, Time now) const {
+    return e.volume * std::pow(cfg_.beta, static_cast<double>(now - e.last_seen) / static_cast<double>(cfg_.tau));
+  }
+
+  uint64_t tag(const Packet& p, Time now) {
+    scan_.run(table_, now, [this](const Entry& e, Time t) { return decayed(e, t) < 1.0; });
+    pending_ = table_.find_or_insert(flow_key(p, cfg_.ack_aware ? FlowKey::kConnection : FlowKey::kFlow));
+    if (pending_ == nullptr) {
+      ++untracked_;
+      return 0;
+    }
+    pending_->volume = decayed(*pending_, now);
+    pending_->last_seen = now;
+    return static_cast<uint64_t>(pending_->volume * kTagUnitsPerByte);
+  }
+  void on_admit(const Packet& p, uint64_t) {
+    if (pending_ != nullptr)
+      pending_->volume += static_cast<double>(cfg_.ack_aware ? ack_aware_volume(p, pending_->ack) : p.length);
+  }
+  void on_serve(const Packet&, uint64_t) {}
+
+  LarsConfig cfg_;
+  FlowTable<Entry> table_;
+  IdleScan scan_;
+  Entry* pending_ = nullptr;
+  uint64_t untracked_ = 0;
+};
+
+}  // namespace tracelab

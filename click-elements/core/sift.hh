@@ -1,0 +1,84 @@
+// SIFT-like probabilistic sampling (Algorithm 2). Spec: ALGORITHMS.md §2.5
+// ([003 §3.2, Alg.2]); two-level queue and push-out rules: efd_two_level.hh.
+//
+//   if sampled[F] >= Ts: LOW
+//   else:                HIGH, and with probability p: sampled[F] += 1
+//
+// ⚠AMB-5: a flow is "sampled" (long) once it has at least Ts sampled packets
+// (`>= Ts`, Eq.3.1), i.e. Alg.2 line 3 with threshold = Ts − 1.
+// The test is drawn for every HIGH arrival, admitted or not ("counted after
+// forwarding"), from a seeded Rng: one run, one seed, one result.
+// Calibration to a deterministic threshold T (in packets): p = Ts / T
+// (defaults: Ts = 1, p = 0.01, i.e. T = 100 as in the reference value).
+// State: entries are created lazily at a flow's first sampled packet, in a
+// table of `flows.max_flows` with the idle scan of efd_flow_table.hh; a
+// sampled packet finding the table full is not recorded and is counted in
+// untracked().
+#pragma once
+
+#include <stdexcept>
+
+#include "efd_flow_table.hh"
+#include "efd_two_level.hh"
+#include "rng.hh"
+
+namespace tracelab {
+
+struct SiftConfig {
+  TwoLevelConfig queue;
+  double probability = 0.01;   // p
+  uint32_t sample_threshold = 1;  // Ts
+  uint64_t seed = 1;
+  FlowStateConfig flows;
+};
+
+class SiftCore final : public TwoLevelQueue<SiftCore> {
+ public:
+  explicit SiftCore(const SiftConfig& cfg = {})
+      : TwoLevelQueue(cfg.queue), cfg_(cfg), table_(cfg.flows.max_flows), scan_(cfg.flows), rng_(cfg.seed) {
+    if (cfg.sample_threshold == 0) throw std::invalid_argument("SIFT sample_threshold (Ts) must be >= 1");
+  }
+
+  uint32_t flows() const { return table_.size(); }
+  uint32_t flows_highwater() const { return table_.highwater(); }
+  uint64_t untracked() const { return untracked_; }
+
+ private:
+  friend class TwoLevelQueue<SiftCore>;
+  struct Entry {
+    uint32_t sampled = 0;
+    Time last_seen = 0;
+  };
+
+  Admission classify(const Packet& p, Time now) {
+    scan_.run(table_, now, [](const Entry&, Time) { return false; });
+    Admission a;
+    Entry* e = table_.find(p.flow_hash);
+    if (e != nullptr) e->last_seen = now;
+    if (e != nullptr && e->sampled >= cfg_.sample_threshold) {
+      a.prio = Priority::kLow;
+      return a;
+    }
+    if (rng_.uniform() < cfg_.probability) {
+      if (e == nullptr) e = table_.find_or_insert(p.flow_hash);
+      if (e == nullptr) {
+        ++untracked_;
+      } else {
+        ++e->sampled;
+        e->last_seen = now;
+      }
+    }
+    return a;
+  }
+  void on_admit(const Packet&, Admission&) {}
+  void on_unadmit(const Packet&, const Admission&) {}
+  void on_leave(const Packet&, bool) {}
+
+  SiftConfig cfg_;
+  FlowTable<Entry> table_;
+  IdleScan scan_;
+  Rng rng_;
+  uint64_t untracked_ = 0;
+};
+
+}  // namespace tracelab

@@ -1,0 +1,79 @@
+// X-Protect: two-level queue with Cross-Protect's probabilistic insertion of
+// flows into the table. Spec: ALGORITHMS.md §2.6 ([003 §4.6.1]); two-level
+// queue and push-out rules: efd_two_level.hh.
+//
+//   F in table:             HIGH iff bytes < th; then bytes += size
+//   else, with prob p_ins:  insert F with bytes = size; HIGH
+//   else:                   HIGH
+//   every 5 s: delete entries idle for >= 30 s
+//
+// ⚠AMB-6: the inserting packet is counted (bytes = size, as the pseudo-code
+// writes) and th is counted from insertion (the only reference the table
+// has); option `count_inserting_packet = false` starts the entry at 0.
+// p_ins is NOT IN SEEDS ("a low probability, say 1%"): default 0.01.
+// The insertion test is drawn from a seeded Rng for every arrival of an
+// untracked flow. A flow drawn for insertion when the table is full stays
+// untracked (HIGH) and is counted in untracked().
+#pragma once
+
+#include "efd_flow_table.hh"
+#include "efd_two_level.hh"
+#include "rng.hh"
+
+namespace tracelab {
+
+struct XProtectConfig {
+  TwoLevelConfig queue;
+  double insert_probability = 0.01;  // p_ins
+  uint64_t threshold = 30000;        // bytes
+  bool count_inserting_packet = true;
+  uint64_t seed = 1;
+  FlowStateConfig flows;             // 5 s scan, 30 s idle: [003 §4.6.1]
+};
+
+class XProtectCore final : public TwoLevelQueue<XProtectCore> {
+ public:
+  explicit XProtectCore(const XProtectConfig& cfg = {})
+      : TwoLevelQueue(cfg.queue), cfg_(cfg), table_(cfg.flows.max_flows), scan_(cfg.flows), rng_(cfg.seed) {}
+
+  uint32_t flows() const { return table_.size(); }
+  uint32_t flows_highwater() const { return table_.highwater(); }
+  uint64_t untracked() const { return untracked_; }
+
+ private:
+  friend class TwoLevelQueue<XProtectCore>;
+  struct Entry {
+    uint64_t bytes = 0;
+    Time last_seen = 0;
+  };
+
+  Admission classify(const Packet& p, Time now) {
+    scan_.run(table_, now, [](const Entry&, Time) { return false; });
+    Admission a;
+    if (Entry* e = table_.find(p.flow_hash)) {
+      a.prio = e->bytes < cfg_.threshold ? Priority::kHigh : Priority::kLow;
+      e->bytes += p.length;
+      e->last_seen = now;
+    } else if (rng_.uniform() < cfg_.insert_probability) {
+      e = table_.find_or_insert(p.flow_hash);
+      if (e == nullptr) {
+        ++untracked_;
+      } else {
+        e->bytes = cfg_.count_inserting_packet ? p.length : 0;
+        e->last_seen = now;
+      }
+    }
+    return a;
+  }
+  void on_admit(const Packet&, Admission&) {}
+  void on_unadmit(const Packet&, const Admission&) {}
+  void on_leave(const Packet&, bool) {}
+
+  XProtectConfig cfg_;
+  FlowTable<Entry> table_;
+  IdleScan scan_;
+  Rng rng_;
+  uint64_t untracked_ = 0;
+};
+
+}  // namespace tracelab
