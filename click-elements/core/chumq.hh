@@ -1,0 +1,181 @@
+// tracelab queueing cores: ChuMQ, chunking with N parallel buffers, and its
+// chunking-efficiency-aware extension CEA (ALGORITHMS.md §6.4, §6.6;
+// [000 §4.2, §4.4]).
+//
+// Buffer i (0-based here, 1-based in the spec) has a chunking timer T_i,
+// T_0 < T_1 < ... < T_{N-1} (default 50, 100, 200 us).
+// * Class selection ("safe side"): a packet with residual r at arrival
+//   (its budget) goes to the buffer with the largest T_i <= r; r >= T_{N-1}
+//   -> last buffer; no budget -> last buffer. ⚠AMB-19: r < T_0 cannot be
+//   guaranteed; the spec's default puts it in buffer 0.
+// * Timer of buffer i starts (T_i) when the buffer goes from 0 to 1 packet.
+//   After a chunk leaves and packets remain, ⚠AMB-19 default: the timer is
+//   restarted for the new head, expiring at head_arrival + T_i
+//   (`restart_from_head`); alternative: now + T_i.
+// * A chunk is formed per buffer as in BasiCQ (timer expiry; MTU excess of
+//   an arrival). Chunks from all buffers share one output link, FIFO
+//   (chunk transmission contention, §6.2). Simultaneous expiries: lower
+//   index first. Expiry at t is processed before an arrival at t.
+// * CEA (`cea`): when a timer-triggered chunk is below the MTU, packets are
+//   appended from the other buffers, shortest-timer buffer first, each from
+//   its head, until the next packet would exceed the MTU (the fill stops
+//   there) or all buffers are empty. Donor buffers restart their timers as
+//   above. MTU-triggered chunks are full already and are not extended.
+//
+// Shared definitions (budget, shim, violation, capacity): chunk_common.hh.
+#pragma once
+
+#include <vector>
+
+#include "chunk_common.hh"
+
+namespace tracelab {
+
+struct ChuMQConfig {
+  std::vector<Time> timers = {50 * kMicrosecond, 100 * kMicrosecond, 200 * kMicrosecond};
+  uint32_t mtu = 9000;
+  bool shim = true;                 // count the 6+4N chunk header (false: seed's 0)
+  bool cea = false;                 // §6.6 extension
+  bool restart_from_head = true;    // ⚠AMB-19 default; false: now + T_i
+  size_t capacity_packets = 16384;  // NOT IN SEEDS; all packets held
+};
+
+class ChuMQ final : public QueueCore {
+ public:
+  explicit ChuMQ(const ChuMQConfig& c = {}) : cfg_(c), out_(c.capacity_packets) {
+    if (cfg_.timers.empty()) cfg_.timers.push_back(50 * kMicrosecond);
+    bufs_.reserve(cfg_.timers.size());
+    for (size_t i = 0; i < cfg_.timers.size(); ++i) bufs_.emplace_back(c.capacity_packets);
+    expiry_.assign(cfg_.timers.size(), kNever);
+  }
+
+  size_t select_buffer(const Packet& p) const {
+    size_t i = 0;
+    if (p.budget == kNever) return cfg_.timers.size() - 1;
+    while (i + 1 < cfg_.timers.size() && cfg_.timers[i + 1] <= p.budget) ++i;
+    return i;
+  }
+
+  void enqueue(const Packet& in, Time now) override {
+    advance(now);
+    ++counters_.offered;
+    Packet p = in;
+    p.arrival = now;
+    if (chunk_wire_size(1, p.length, cfg_.shim) > cfg_.mtu) {
+      ++stats_.oversize;
+      drop(p, DropReason::kEarlyDiscard, now);
+      return;
+    }
+    if (length_packets() >= cfg_.capacity_packets) {
+      drop(p, DropReason::kBufferFull, now);
+      return;
+    }
+    const size_t i = select_buffer(p);
+    PacketRing& b = bufs_[i];
+    if (!b.empty() && chunk_wire_size(b.size() + 1, b.bytes() + p.length, cfg_.shim) > cfg_.mtu) {
+      form_chunk(i, now, /*timer=*/false);
+    }
+    if (b.empty()) expiry_[i] = now + cfg_.timers[i];
+    b.push(p);
+    ++counters_.enqueued;
+    note_highwater();
+  }
+
+  bool dequeue(Time now, Batch& out) override {
+    advance(now);
+    return out_.pop_chunk(now, out, cfg_.shim, stats_, counters_.served);
+  }
+
+  Time next_ready(Time now) const override {
+    if (!out_.empty()) return now;
+    Time t = kNever;
+    for (Time e : expiry_) t = e < t ? e : t;
+    if (t == kNever) return kNever;
+    return t > now ? t : now;
+  }
+
+  uint64_t length_packets() const override {
+    uint64_t n = out_.packets();
+    for (const auto& b : bufs_) n += b.size();
+    return n;
+  }
+  uint64_t length_bytes() const override {
+    uint64_t n = out_.bytes();
+    for (const auto& b : bufs_) n += b.bytes();
+    return n;
+  }
+  size_t buffers() const { return bufs_.size(); }
+  size_t buffer_length(size_t i) const { return bufs_[i].size(); }
+  const ChunkStats& stats() const { return stats_; }
+
+ private:
+  // Process every timer expiry <= now in time order (lower index on ties).
+  void advance(Time now) {
+    for (;;) {
+      size_t best = bufs_.size();
+      for (size_t i = 0; i < bufs_.size(); ++i) {
+        if (expiry_[i] <= now && (best == bufs_.size() || expiry_[i] < expiry_[best])) best = i;
+      }
+      if (best == bufs_.size()) return;
+      form_chunk(best, expiry_[best], /*timer=*/true);
+    }
+  }
+
+  void form_chunk(size_t i, Time at, bool timer) {
+    PacketRing& b = bufs_[i];
+    uint64_t n = 0, payload = 0;
+    while (!b.empty() &&
+           chunk_wire_size(n + 1, payload + b.front().length, cfg_.shim) <= cfg_.mtu) {
+      out_.add(b.front(), n == 0);
+      ++n;
+      payload += b.front().length;
+      b.pop();
+    }
+    restart(i, at);
+    if (timer) {
+      ++stats_.timer_chunks;
+      if (cfg_.cea) extend(i, at, n, payload);
+    } else {
+      ++stats_.mtu_chunks;
+    }
+  }
+
+  // CEA: fill from the other buffers, shortest timer (lowest index) first.
+  void extend(size_t src, Time at, uint64_t n, uint64_t payload) {
+    for (size_t j = 0; j < bufs_.size(); ++j) {
+      if (j == src) continue;
+      PacketRing& b = bufs_[j];
+      bool took = false;
+      while (!b.empty()) {
+        if (chunk_wire_size(n + 1, payload + b.front().length, cfg_.shim) > cfg_.mtu) {
+          if (took) restart(j, at);
+          return;
+        }
+        out_.add(b.front(), false);
+        ++n;
+        payload += b.front().length;
+        ++stats_.cea_packets;
+        b.pop();
+        took = true;
+      }
+      if (took) restart(j, at);
+    }
+  }
+
+  void restart(size_t i, Time at) {
+    const PacketRing& b = bufs_[i];
+    if (b.empty()) {
+      expiry_[i] = kNever;
+    } else {
+      expiry_[i] = (cfg_.restart_from_head ? b.front().arrival : at) + cfg_.timers[i];
+    }
+  }
+
+  ChuMQConfig cfg_;
+  std::vector<PacketRing> bufs_;
+  std::vector<Time> expiry_;
+  ChunkOutput out_;
+  ChunkStats stats_;
+};
+
+}  // namespace tracelab

@@ -1,0 +1,69 @@
+// tracelab queueing cores: the fixed-capacity packet FIFO under the
+// chunking, JumboGen and MTQ/QTL cores.
+//
+// A ring of Packet slots allocated once at construction; push/pop never
+// allocate. Each slot carries one extra 64-bit word (`tag`) for what a core
+// needs beside the Packet (a release time, an encapsulated-packet count).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "queue_core.hh"
+
+namespace tracelab {
+
+class PacketRing {
+ public:
+  explicit PacketRing(size_t capacity)
+      : cap_(capacity ? capacity : 1), slots_(new Slot[cap_]) {}
+
+  size_t capacity() const { return cap_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  bool full() const { return size_ == cap_; }
+  uint64_t bytes() const { return bytes_; }
+
+  // Caller checks full() first; pushing into a full ring is a logic error
+  // and is refused (returns false) rather than overwriting.
+  bool push(const Packet& p, int64_t tag = 0) {
+    if (full()) return false;
+    Slot& s = slots_[(head_ + size_) % cap_];
+    s.p = p;
+    s.tag = tag;
+    ++size_;
+    bytes_ += p.length;
+    return true;
+  }
+  const Packet& front() const { return slots_[head_].p; }
+  int64_t front_tag() const { return slots_[head_].tag; }
+  const Packet& at(size_t i) const { return slots_[(head_ + i) % cap_].p; }
+  int64_t tag_at(size_t i) const { return slots_[(head_ + i) % cap_].tag; }
+  void set_tag_at(size_t i, int64_t tag) { slots_[(head_ + i) % cap_].tag = tag; }
+  Packet& back() { return slots_[(head_ + size_ - 1) % cap_].p; }
+  void pop() {
+    bytes_ -= slots_[head_].p.length;
+    head_ = (head_ + 1) % cap_;
+    --size_;
+  }
+  // Adjust the byte count after a queued packet's length changed in place.
+  void resize_back(uint32_t new_length) {
+    Packet& b = back();
+    bytes_ = bytes_ - b.length + new_length;
+    b.length = new_length;
+  }
+
+ private:
+  struct Slot {
+    Packet p;
+    int64_t tag;
+  };
+  size_t cap_;
+  std::unique_ptr<Slot[]> slots_;
+  size_t head_ = 0;
+  size_t size_ = 0;
+  uint64_t bytes_ = 0;
+};
+
+}  // namespace tracelab
