@@ -1,0 +1,170 @@
+//! Classic libpcap files: a 24-byte file header, then records of a 16-byte
+//! header and `caplen` bytes. Both byte orders, micro- and nanosecond
+//! timestamps.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use crate::input::Input;
+use crate::{Frame, FrameSource, ReadError, MAX_CAPLEN};
+
+/// Which of the four standard magic numbers the file starts with.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Format {
+    /// Fields are big-endian (the magic reads `a1 b2 ..` on disk).
+    big_endian: bool,
+    nanos: bool,
+}
+
+impl Format {
+    pub(crate) fn from_magic(m: [u8; 4]) -> Option<Format> {
+        let (big_endian, nanos) = match m {
+            [0xa1, 0xb2, 0xc3, 0xd4] => (true, false),
+            [0xd4, 0xc3, 0xb2, 0xa1] => (false, false),
+            [0xa1, 0xb2, 0x3c, 0x4d] => (true, true),
+            [0x4d, 0x3c, 0xb2, 0xa1] => (false, true),
+            _ => return None,
+        };
+        Some(Format { big_endian, nanos })
+    }
+
+    fn u32(&self, b: [u8; 4]) -> u32 {
+        if self.big_endian {
+            u32::from_be_bytes(b)
+        } else {
+            u32::from_le_bytes(b)
+        }
+    }
+
+    fn u16(&self, b: [u8; 2]) -> u16 {
+        if self.big_endian {
+            u16::from_be_bytes(b)
+        } else {
+            u16::from_le_bytes(b)
+        }
+    }
+}
+
+pub(crate) struct PcapReader<R> {
+    input: Input<R>,
+    format: Format,
+    link_type: u32,
+    /// The header's snaplen, or MAX_CAPLEN when it is 0 or larger (as
+    /// libpcap sanitises it).
+    snaplen: u32,
+    name: PathBuf,
+    size_hint: Option<u64>,
+    /// Reused for every frame; grows to the largest `caplen` seen.
+    buf: Vec<u8>,
+    done: bool,
+}
+
+/// The upper bits of the header's link-type field carry FCS information
+/// (pcap spec `LinkType` and libpcap's `LT_LINKTYPE`); the link type proper
+/// is the low 26 bits.
+const LINKTYPE_MASK: u32 = 0x03ff_ffff;
+
+impl<R: Read> PcapReader<R> {
+    /// `input` is positioned just after the 4-byte magic.
+    pub(crate) fn new(
+        mut input: Input<R>,
+        format: Format,
+        name: PathBuf,
+        size_hint: Option<u64>,
+    ) -> Result<PcapReader<R>, ReadError> {
+        let mut h = [0u8; 20];
+        let n = input.read_full(&mut h).map_err(|e| ReadError::new(&name, 0, format!("read error: {e}")))?;
+        if n < h.len() {
+            return Err(ReadError::new(&name, 0, format!("truncated pcap file header ({} of 24 bytes)", 4 + n)));
+        }
+        let major = format.u16([h[0], h[1]]);
+        if major != 2 {
+            return Err(ReadError::new(&name, 0, format!("unsupported pcap format version {major} (expected 2)")));
+        }
+        // thiszone and sigfigs (h[4..12]) are not needed: libpcap ignores
+        // thiszone too.
+        let snaplen = match format.u32([h[12], h[13], h[14], h[15]]) {
+            0 => MAX_CAPLEN,
+            s => s.min(MAX_CAPLEN),
+        };
+        let link_type = format.u32([h[16], h[17], h[18], h[19]]) & LINKTYPE_MASK;
+        Ok(PcapReader { input, format, link_type, snaplen, name, size_hint, buf: Vec::new(), done: false })
+    }
+
+    fn fail(&mut self, offset: u64, reason: String) -> ReadError {
+        self.done = true;
+        ReadError::new(&self.name, offset, reason)
+    }
+}
+
+impl<R: Read> FrameSource for PcapReader<R> {
+    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, ReadError> {
+        if self.done {
+            return Ok(None);
+        }
+        let start = self.input.offset();
+        let mut h = [0u8; 16];
+        let n = match self.input.read_full(&mut h) {
+            Ok(n) => n,
+            Err(e) => return Err(self.fail(start, format!("read error: {e}"))),
+        };
+        if n == 0 {
+            self.done = true;
+            return Ok(None);
+        }
+        if n < h.len() {
+            return Err(self.fail(start, format!("truncated record header ({n} of 16 bytes)")));
+        }
+        let f = self.format;
+        let sec = f.u32([h[0], h[1], h[2], h[3]]);
+        let frac = f.u32([h[4], h[5], h[6], h[7]]);
+        let cap_len = f.u32([h[8], h[9], h[10], h[11]]);
+        let wire_len = f.u32([h[12], h[13], h[14], h[15]]);
+        if cap_len > MAX_CAPLEN {
+            return Err(self.fail(start, format!("record caplen {cap_len} exceeds the limit of {MAX_CAPLEN} bytes")));
+        }
+        // A record longer than the snaplen is cut to it, exactly as libpcap
+        // (and so Zeek) reads it: the header's snaplen is what the capture
+        // promised, and the reference reader must see the same frames.
+        let kept = cap_len.min(self.snaplen);
+        let len = kept as usize;
+        if self.buf.len() < len {
+            self.buf.resize(len, 0);
+        }
+        let got = match self.input.read_full(&mut self.buf[..len]) {
+            Ok(n) => n,
+            Err(e) => return Err(self.fail(start, format!("read error: {e}"))),
+        };
+        let cut = u64::from(cap_len - kept);
+        let skipped = match self.input.skip(cut) {
+            Ok(n) => n,
+            Err(e) => return Err(self.fail(start, format!("read error: {e}"))),
+        };
+        if got < len || skipped < cut {
+            let have = got as u64 + skipped;
+            return Err(self.fail(start, format!("truncated record ({have} of {cap_len} captured bytes)")));
+        }
+        // Both fields are unsigned (pcap spec; Wireshark agrees). libpcap
+        // reads them as signed 32-bit, so the two differ only on seconds
+        // past 2038 and on invalid fractions >= 2^31. An out-of-range
+        // fraction (>= 1 s) is not normalised away, only carried over.
+        let frac_ns = if f.nanos { i64::from(frac) } else { i64::from(frac) * 1000 };
+        let ts_ns = i64::from(sec) * 1_000_000_000 + frac_ns;
+        Ok(Some(Frame {
+            ts_ns,
+            cap_len: kept,
+            wire_len,
+            link_type: self.link_type,
+            interface: 0,
+            data: &self.buf[..len],
+        }))
+    }
+
+    fn offset(&self) -> u64 {
+        self.input.offset()
+    }
+
+    fn size_hint(&self) -> Option<u64> {
+        self.size_hint
+    }
+}
