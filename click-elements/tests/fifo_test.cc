@@ -1,0 +1,138 @@
+// Drop-tail FIFO (ALGORITHMS.md §1). Expected orders and drops below are
+// worked by hand from the spec's rules.
+#include "fifo.hh"
+
+#include "fifo_test_harness.hh"
+
+namespace tracelab {
+namespace {
+using testing::Driver;
+using testing::pkt;
+
+BufferConfig packets(uint64_t n) {
+  BufferConfig c;
+  c.capacity = n;
+  return c;
+}
+BufferConfig bytes(uint64_t n, FullTest t = FullTest::kWouldOverflow) {
+  BufferConfig c;
+  c.granularity = Granularity::kBytes;
+  c.capacity = n;
+  c.full_test = t;
+  return c;
+}
+
+TEST(Fifo, EmptyQueueHasNothingToSend) {
+  FifoCore q(packets(4));
+  Driver d(q);
+  EXPECT_EQ(d.serve(), -1);
+  EXPECT_EQ(q.next_ready(123), kNever);
+  d.check();
+}
+
+TEST(Fifo, PreservesOrderAcrossFlows) {
+  FifoCore q(packets(10));
+  Driver d(q);
+  for (uint64_t h = 0; h < 6; ++h) d.offer(pkt(h, h % 3, 100 + 10 * h));
+  EXPECT_EQ(q.next_ready(5), 5);
+  EXPECT_EQ(d.drain(), (std::vector<uint64_t>{0, 1, 2, 3, 4, 5}));
+  d.check();
+}
+
+TEST(Fifo, BurstDropsExactlyArrivalsMinusCapacity) {
+  // B = 3, 10 back-to-back arrivals, server blocked: packets 3..9 dropped.
+  FifoCore q(packets(3));
+  Driver d(q);
+  for (uint64_t h = 0; h < 10; ++h) d.offer(pkt(h, 1, 1500));
+  EXPECT_EQ(q.counters().dropped[0], 7u);
+  EXPECT_EQ(d.log.handles(DropReason::kBufferFull), (std::vector<uint64_t>{3, 4, 5, 6, 7, 8, 9}));
+  EXPECT_EQ(q.counters().highwater_packets, 3u);
+  EXPECT_EQ(d.drain(), (std::vector<uint64_t>{0, 1, 2}));
+  d.check();
+}
+
+TEST(Fifo, PacketModeCountsAcksAsFullSlots) {
+  // 4 slots: one 1500-B packet and three 40-B ACKs fill it; a 4th ACK is dropped.
+  FifoCore q(packets(4));
+  Driver d(q);
+  d.offer(pkt(0, 1, 1500));
+  for (uint64_t h = 1; h <= 4; ++h) d.offer(pkt(h, 2, 40));
+  EXPECT_EQ(d.log.handles(DropReason::kBufferFull), (std::vector<uint64_t>{4}));
+  d.check();
+}
+
+TEST(Fifo, ByteModeCountsAcksByTheirBytes) {
+  // 3000 B: 1500 + 37 * 40 = 2980 fits; the 38th ACK would make 3020.
+  FifoCore q(bytes(3000));
+  Driver d(q);
+  d.offer(pkt(0, 1, 1500));
+  for (uint64_t h = 1; h <= 38; ++h) d.offer(pkt(h, 2, 40));
+  EXPECT_EQ(d.log.handles(DropReason::kBufferFull), (std::vector<uint64_t>{38}));
+  EXPECT_EQ(q.length_bytes(), 2980u);
+  d.offer(pkt(39, 1, 20));  // exactly 3000: fits ("would overflow" test)
+  EXPECT_EQ(q.length_bytes(), 3000u);
+  d.check();
+}
+
+TEST(Fifo, ByteModeFullTestVariants) {
+  // AMB-1: 2999 B, two 1500-B packets. "Would overflow": 3000 > 2999, drop
+  // the second. "Already full": 1500 < 2999, accept; then 3000 >= 2999, drop.
+  {
+    FifoCore q(bytes(2999));
+    Driver d(q);
+    d.offer(pkt(0, 1, 1500));
+    d.offer(pkt(1, 1, 1500));
+    EXPECT_EQ(d.log.handles(DropReason::kBufferFull), (std::vector<uint64_t>{1}));
+  }
+  {
+    FifoCore q(bytes(2999, FullTest::kAlreadyFull));
+    Driver d(q);
+    d.offer(pkt(0, 1, 1500));
+    d.offer(pkt(1, 1, 1500));
+    d.offer(pkt(2, 1, 40));
+    EXPECT_EQ(d.log.handles(DropReason::kBufferFull), (std::vector<uint64_t>{2}));
+    EXPECT_EQ(q.length_bytes(), 3000u);
+  }
+}
+
+TEST(Fifo, InServicePacketKeepsItsSlotUntilTransmissionEnds) {
+  // 2 slots at 10 Gb/s: a 1500-B packet takes 1.2 us on the wire.
+  BufferConfig c = packets(2);
+  c.in_service_link_bps = 10'000'000'000ULL;
+  FifoCore q(c);
+  Driver d(q);
+  d.offer(pkt(0, 1, 1500), 0);
+  d.offer(pkt(1, 1, 1500), 0);
+  EXPECT_EQ(d.serve(0), 0);                  // 0 on the wire, still holds a slot
+  d.offer(pkt(2, 1, 1500), 1199 * kNanosecond);  // 0 + 1 occupy both slots
+  EXPECT_EQ(d.log.handles(DropReason::kBufferFull), (std::vector<uint64_t>{2}));
+  d.offer(pkt(3, 1, 1500), 1200 * kNanosecond);  // 0 has left
+  EXPECT_EQ(d.log.drops.size(), 1u);
+  d.check();
+  EXPECT_EQ(d.drain(2400 * kNanosecond), (std::vector<uint64_t>{1, 3}));
+  d.check();
+}
+
+TEST(Fifo, ByteModeSlotsBoundTinyPackets) {
+  // 400 B with min_packet_bytes 40 gives 11 slots; 20-B packets run out of
+  // slots before bytes (11 * 20 = 220 B) and are dropped as buffer_full.
+  BufferConfig c = bytes(400);
+  FifoCore q(c);
+  Driver d(q);
+  for (uint64_t h = 0; h < 12; ++h) d.offer(pkt(h, 1, 20));
+  EXPECT_EQ(d.log.handles(DropReason::kBufferFull), (std::vector<uint64_t>{11}));
+}
+
+TEST(Fifo, RandomizedConservation) {
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    FifoCore q(packets(50));
+    testing::stress(q, seed, 20000, 500);
+    FifoCore qb(bytes(30000));
+    testing::stress(qb, seed, 20000, 500);
+  }
+}
+
+TEST(Fifo, RejectsZeroCapacity) { EXPECT_THROW(FifoCore(packets(0)), std::invalid_argument); }
+
+}  // namespace
+}  // namespace tracelab
