@@ -1,0 +1,182 @@
+//! Connection keys, the shard hash and the uid.
+//!
+//! A key is direction independent (Zeek's `addr_port_canon_lt` ordering), so
+//! both directions of a connection find the same table entry and the same
+//! shard. The one exception is Zeek's: one-way ICMP messages (errors,
+//! redirects, ...) keep their direction, because their "ports" (type, code)
+//! have no counterpart to pair with.
+
+use std::hash::{BuildHasherDefault, Hasher};
+
+use tracelab_decode::{ip_proto, Addr, PacketMeta};
+
+/// The bidirectional 5-tuple (plus Zeek's one-way ICMP flag).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct FlowKey {
+    pub a: Addr,
+    pub pa: u16,
+    pub b: Addr,
+    pub pb: u16,
+    pub proto: u8,
+    pub one_way: bool,
+}
+
+/// The "ports" Zeek uses for a packet: TCP/UDP ports, or for ICMP the type
+/// and the counterpart type (echo request <-> reply, ...) or, for one-way
+/// messages, the code. Returns (src port, dst port, one_way).
+pub(crate) fn zeek_ports(p: &PacketMeta) -> (u16, u16, bool) {
+    match p.ip_proto {
+        ip_proto::ICMP => {
+            let (c, one_way) = icmp4_counterpart(p.sport as u8, p.dport as u8);
+            (p.sport, c as u16, one_way)
+        }
+        ip_proto::ICMPV6 => {
+            let (c, one_way) = icmp6_counterpart(p.sport as u8, p.dport as u8);
+            (p.sport, c as u16, one_way)
+        }
+        _ => (p.sport, p.dport, false),
+    }
+}
+
+impl FlowKey {
+    pub fn of(p: &PacketMeta) -> FlowKey {
+        let (sp, dp, one_way) = zeek_ports(p);
+        if one_way || (p.src, sp) < (p.dst, dp) {
+            FlowKey {
+                a: p.src,
+                pa: sp,
+                b: p.dst,
+                pb: dp,
+                proto: p.ip_proto,
+                one_way,
+            }
+        } else {
+            FlowKey {
+                a: p.dst,
+                pa: dp,
+                b: p.src,
+                pb: sp,
+                proto: p.ip_proto,
+                one_way,
+            }
+        }
+    }
+
+    /// A hash that is the same on every run, machine and thread count.
+    pub fn stable_hash(&self) -> u64 {
+        let mut h = FxHasher::default();
+        h.write(&self.a.0);
+        h.write(&self.b.0);
+        h.write_u64(
+            (self.pa as u64) << 32
+                | (self.pb as u64) << 16
+                | (self.proto as u64) << 1
+                | self.one_way as u64,
+        );
+        splitmix64(h.finish())
+    }
+}
+
+/// ICMPv4 counterpart types (Zeek's `ICMP4_counterpart`).
+fn icmp4_counterpart(t: u8, code: u8) -> (u8, bool) {
+    match t {
+        8 => (0, false),
+        0 => (8, false),
+        13 => (14, false),
+        14 => (13, false),
+        15 => (16, false),
+        16 => (15, false),
+        10 => (9, false),
+        9 => (10, false),
+        17 => (18, false),
+        18 => (17, false),
+        _ => (code, true),
+    }
+}
+
+/// ICMPv6 counterpart types (Zeek's `ICMP6_counterpart`).
+fn icmp6_counterpart(t: u8, code: u8) -> (u8, bool) {
+    match t {
+        128 => (129, false),
+        129 => (128, false),
+        133 => (134, false),
+        134 => (133, false),
+        135 => (136, false),
+        136 => (135, false),
+        130 => (131, false),
+        131 => (130, false),
+        139 => (140, false),
+        140 => (139, false),
+        144 => (145, false),
+        145 => (144, false),
+        _ => (code, true),
+    }
+}
+
+/// The FxHash word mixer (rustc's hasher): fast, deterministic, good enough
+/// for a table keyed by addresses an attacker does not choose per run.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FxHasher {
+    hash: u64,
+}
+
+const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ i).wrapping_mul(FX_SEED);
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(i as u64)
+    }
+    fn write_u16(&mut self, i: u16) {
+        self.write_u64(i as u64)
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64)
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64)
+    }
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
+
+/// Finaliser with full avalanche, so `hash % shards` uses every input bit.
+pub(crate) fn splitmix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Zeek-style uid: "C" + base62 of 96 bits keyed by (first ts, key). Zeek's
+/// own uids come from a seeded RNG, so we cannot (and do not) match them;
+/// ours are a pure function of the input, hence identical across runs and
+/// thread counts.
+pub(crate) fn uid(ts_ns: i64, key: &FlowKey) -> String {
+    const KEY: u64 = 0x7472_6163_656c_6162; // "tracelab"
+    let h = key.stable_hash();
+    let lo = splitmix64(h ^ splitmix64(ts_ns as u64 ^ KEY));
+    let hi = splitmix64(lo ^ h.rotate_left(17)) & 0xffff_ffff;
+    let mut v: u128 = (hi as u128) << 64 | lo as u128;
+    const DIGITS: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let mut s = String::with_capacity(18);
+    s.push('C');
+    // 96 bits need 17 base62 digits; a fixed width keeps uids aligned.
+    for _ in 0..17 {
+        s.push(DIGITS[(v % 62) as usize] as char);
+        v /= 62;
+    }
+    s
+}

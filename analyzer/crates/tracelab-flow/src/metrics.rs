@@ -1,0 +1,392 @@
+//! Per-connection TCP metrics of ALGORITHMS.md §9.2–9.3: handshake and
+//! DATA-ACK RTTs, retransmissions, trains, warm-ups, theoretical time and
+//! pacing. Kept per *slot* (sender) and mapped to orig/resp at the end,
+//! because Zeek may flip roles mid-connection.
+
+use std::collections::VecDeque;
+
+use tracelab_decode::tcp_flags as F;
+
+use crate::record::{Decomposition, RttRecord, SampleStats, SideTransfer};
+
+/// Unacked data segments remembered per side for DATA-ACK matching; past
+/// it the oldest is forgotten (no sample), bounding memory per connection.
+const MAX_OUTSTANDING: usize = 512;
+/// Holes in a side's sequence space remembered to tell a late (reordered)
+/// segment from a retransmission.
+const MAX_HOLES: usize = 8;
+
+fn seq_delta(a: u32, b: u32) -> i32 {
+    a.wrapping_sub(b) as i32
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Outstanding {
+    start: u32,
+    end: u32,
+    ts: i64,
+    /// Karn: a segment whose range was (re)sent more than once gives no
+    /// sample, whichever copy the ACK answers.
+    ambiguous: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Side {
+    data_pkts: u64,
+    retransmissions: u64,
+    snd_max: Option<u32>,
+    holes: Vec<(u32, u32)>,
+    outstanding: VecDeque<Outstanding>,
+    samples: Vec<i64>,
+    n: u32,
+    sum: i128,
+    min: i64,
+    max: i64,
+    train_sizes: Vec<u32>,
+    warmups: Vec<i64>,
+    actual: i64,
+    warmup: i64,
+}
+
+impl Side {
+    /// Classifies a data segment [s, e): returns true if it is a
+    /// retransmission (some of its bytes were already seen).
+    fn classify(&mut self, s: u32, e: u32) -> bool {
+        let Some(max) = self.snd_max else {
+            self.snd_max = Some(e);
+            return false;
+        };
+        if seq_delta(s, max) >= 0 {
+            if s != max {
+                if self.holes.len() == MAX_HOLES {
+                    self.holes.remove(0); // forget the oldest: it counts as seen
+                }
+                self.holes.push((max, s));
+            }
+            self.snd_max = Some(e);
+            return false;
+        }
+        // Starts below the highest byte seen: new only if it fits a hole.
+        if let Some(i) = self
+            .holes
+            .iter()
+            .position(|&(hs, he)| seq_delta(s, hs) >= 0 && seq_delta(e, he) <= 0)
+        {
+            let (hs, he) = self.holes.remove(i);
+            if seq_delta(e, he) < 0 {
+                self.holes.insert(i, (e, he));
+            }
+            if seq_delta(s, hs) > 0 {
+                self.holes.insert(i, (hs, s));
+            }
+            return false;
+        }
+        if seq_delta(e, max) > 0 {
+            self.snd_max = Some(e);
+        }
+        true
+    }
+
+    fn sample(&mut self, v: i64, cap: usize) {
+        if self.n == 0 {
+            self.min = v;
+            self.max = v;
+        }
+        self.n += 1;
+        self.sum += v as i128;
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+        if self.samples.len() < cap {
+            self.samples.push(v);
+        }
+    }
+
+    fn stats(&self) -> SampleStats {
+        if self.n == 0 {
+            return SampleStats::default();
+        }
+        let mut sorted = self.samples.clone();
+        sorted.sort_unstable();
+        SampleStats {
+            count: self.n,
+            min_ns: self.min,
+            // Lower median of the kept samples (exact while count <= cap).
+            median_ns: sorted[(sorted.len() - 1) / 2],
+            mean_ns: self.sum as f64 / self.n as f64,
+            max_ns: self.max,
+        }
+    }
+}
+
+/// A train being built: sender slot, start, end, packets.
+#[derive(Clone, Copy, Debug)]
+struct Train {
+    slot: usize,
+    start: i64,
+    end: i64,
+    pkts: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TcpMetrics {
+    side: [Side; 2],
+    syn_slot: Option<usize>,
+    t_syn: Option<i64>,
+    t_synack: Option<i64>,
+    synack_seq: u32,
+    t_ack: Option<i64>,
+    first_data: Option<i64>,
+    last_data: i64,
+    last_ctrl: Option<i64>,
+    train: Option<Train>,
+    /// End of the previous train (start of the next segment).
+    seg_start: i64,
+    pub fin_or_rst: bool,
+}
+
+impl TcpMetrics {
+    pub fn packet(
+        &mut self,
+        slot: usize,
+        flags: u8,
+        seq: u32,
+        ack: u32,
+        payload: u32,
+        ts: i64,
+        cap: usize,
+    ) {
+        let (syn, fin, rst, ackf) = (
+            flags & F::SYN != 0,
+            flags & F::FIN != 0,
+            flags & F::RST != 0,
+            flags & F::ACK != 0,
+        );
+        // Handshake RTT: the last SYN before the SYN/ACK (the one most
+        // likely answered), the last SYN/ACK before the final ACK.
+        if syn && !ackf && self.t_synack.is_none() {
+            self.syn_slot = Some(slot);
+            self.t_syn = Some(ts);
+        } else if syn && ackf && self.syn_slot == Some(slot ^ 1) && self.t_ack.is_none() {
+            self.t_synack = Some(ts);
+            self.synack_seq = seq;
+        } else if !syn
+            && !rst
+            && ackf
+            && self.syn_slot == Some(slot)
+            && self.t_synack.is_some()
+            && self.t_ack.is_none()
+            && ack == self.synack_seq.wrapping_add(1)
+        {
+            self.t_ack = Some(ts);
+        }
+        if syn && self.side[slot].snd_max.is_none() {
+            // The stream starts after the SYN: data after a hole at the
+            // start is then recognised as reordered, not retransmitted.
+            self.side[slot].snd_max = Some(seq.wrapping_add(1));
+        }
+        if fin || rst {
+            self.fin_or_rst = true;
+            self.last_ctrl = Some(ts);
+        }
+
+        // DATA-ACK: this packet's ACK covers the other side's segments.
+        if ackf && !rst {
+            let other = &mut self.side[slot ^ 1];
+            let mut i = 0;
+            while i < other.outstanding.len() {
+                let o = other.outstanding[i];
+                if seq_delta(o.end, ack) <= 0 {
+                    other.outstanding.remove(i);
+                    if !o.ambiguous {
+                        other.sample(ts - o.ts, cap);
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        }
+
+        // A RST's payload is not stream data (Zeek's seg_len agrees).
+        if payload == 0 || rst {
+            return;
+        }
+        let s = if syn { seq.wrapping_add(1) } else { seq };
+        let e = s.wrapping_add(payload);
+        let me = &mut self.side[slot];
+        me.data_pkts += 1;
+        if me.classify(s, e) {
+            me.retransmissions += 1;
+            for o in me.outstanding.iter_mut() {
+                if seq_delta(o.end, s) > 0 && seq_delta(o.start, e) < 0 {
+                    o.ambiguous = true;
+                }
+            }
+        } else {
+            if me.outstanding.len() == MAX_OUTSTANDING {
+                me.outstanding.pop_front();
+            }
+            me.outstanding.push_back(Outstanding {
+                start: s,
+                end: e,
+                ts,
+                ambiguous: false,
+            });
+        }
+
+        // Trains (§9.2): consecutive data packets in one direction.
+        if self.first_data.is_none() {
+            self.first_data = Some(ts);
+            self.seg_start = ts;
+        }
+        self.last_data = ts;
+        match &mut self.train {
+            Some(t) if t.slot == slot => {
+                t.pkts += 1;
+                t.end = ts;
+            }
+            _ => {
+                let warmup = match self.train.take() {
+                    Some(t) => {
+                        self.close_train(t);
+                        ts - t.end
+                    }
+                    None => 0,
+                };
+                let me = &mut self.side[slot];
+                me.warmups.push(warmup);
+                me.warmup += warmup;
+                self.train = Some(Train {
+                    slot,
+                    start: ts,
+                    end: ts,
+                    pkts: 1,
+                });
+            }
+        }
+    }
+
+    /// Train k owns segment [end(k-1), end(k)] (the first: from its start).
+    fn close_train(&mut self, t: Train) {
+        let side = &mut self.side[t.slot];
+        side.train_sizes.push(t.pkts);
+        side.actual += t.end - self.seg_start;
+        self.seg_start = t.end;
+        let _ = t.start;
+    }
+
+    pub fn handshake_complete(&self, orig_slot: usize) -> bool {
+        self.syn_slot == Some(orig_slot) && self.t_ack.is_some()
+    }
+
+    pub fn data_each_way(&self) -> bool {
+        self.side[0].data_pkts > 0 && self.side[1].data_pkts > 0
+    }
+
+    /// Finishes the metrics with `orig_slot` as A (the initiator).
+    pub fn finish(
+        &mut self,
+        orig_slot: usize,
+        first_ts: i64,
+    ) -> (RttRecord, Option<Decomposition>) {
+        if let Some(t) = self.train.take() {
+            self.close_train(t);
+        }
+        let (a, b) = (orig_slot, orig_slot ^ 1);
+        let syn_synack = self.t_syn.zip(self.t_synack).map(|(s, sa)| sa - s);
+        let synack_ack = self.t_synack.zip(self.t_ack).map(|(sa, ac)| ac - sa);
+        let rtt = RttRecord {
+            syn_synack_ns: syn_synack,
+            synack_ack_ns: synack_ack,
+            handshake_ns: syn_synack.zip(synack_ack).map(|(x, y)| x + y),
+            data_ack_orig: self.side[a].stats(),
+            data_ack_resp: self.side[b].stats(),
+            data_ack_orig_samples: std::mem::take(&mut self.side[a].samples),
+            data_ack_resp_samples: std::mem::take(&mut self.side[b].samples),
+        };
+        let Some(first_data) = self.first_data else {
+            return (rtt, None);
+        };
+        let rtt_ab = rtt_a_b(&rtt);
+        let side = |s: &mut Side| {
+            let distinct = s.data_pkts - s.retransmissions;
+            let theory = theory_ns(distinct, rtt_ab);
+            let pacing = s.actual - s.warmup - theory;
+            SideTransfer {
+                data_pkts: s.data_pkts,
+                distinct_data_pkts: distinct,
+                retransmissions: s.retransmissions,
+                trains: s.train_sizes.len() as u32,
+                train_sizes: std::mem::take(&mut s.train_sizes),
+                warmups_ns: std::mem::take(&mut s.warmups),
+                actual_ns: s.actual,
+                warmup_ns: s.warmup,
+                theory_ns: theory,
+                pacing_ns: pacing,
+                pacing_per_pkt_ns: if s.data_pkts == 0 {
+                    0.0
+                } else {
+                    pacing as f64 / s.data_pkts as f64
+                },
+            }
+        };
+        let orig = side(&mut self.side[a]);
+        let resp = side(&mut self.side[b]);
+        let dec = Decomposition {
+            setup_ns: first_data - first_ts,
+            transfer_ns: self.last_data - first_data,
+            teardown_ns: self.last_ctrl.map_or(0, |t| (t - self.last_data).max(0)),
+            orig,
+            resp,
+        };
+        (rtt, Some(dec))
+    }
+}
+
+/// RTT_A-B (⚠AMB-31): sum of the mean DATA-ACK RTTs of both sides (monitor
+/// to B from A's data, monitor to A from B's data); if either side has no
+/// sample, the handshake RTT; if neither, 0 (theoretical time then 0).
+pub fn rtt_a_b(r: &RttRecord) -> i64 {
+    if r.data_ack_orig.count > 0 && r.data_ack_resp.count > 0 {
+        (r.data_ack_orig.mean_ns + r.data_ack_resp.mean_ns).round() as i64
+    } else {
+        r.handshake_ns.unwrap_or(0)
+    }
+}
+
+/// Eq. 5.10 of the thesis (slow start with delayed ACKs):
+/// w_n = floor(2^((n-1)/2) + 2^((n-2)/2)), computed exactly with integer
+/// square roots: 1, 2, 3, 4, 6, 9, 13, 19, 27, 38, 54, ...
+pub fn flight(n: u32) -> u128 {
+    debug_assert!(n >= 1);
+    let n = n.min(120); // beyond any u64 packet count
+    if n % 2 == 1 {
+        // n = 2k+1: 2^k + floor(sqrt(2^(2k-1))) (the 2^(-1/2) term is < 1 for k = 0)
+        let k = (n - 1) / 2;
+        let root = if k == 0 {
+            0
+        } else {
+            (1u128 << (2 * k - 1)).isqrt()
+        };
+        (1u128 << k) + root
+    } else {
+        // n = 2k: floor(sqrt(2^(2k-1))) + 2^(k-1)
+        let k = n / 2;
+        (1u128 << (2 * k - 1)).isqrt() + (1u128 << (k - 1))
+    }
+}
+
+/// T_theory = (r - 1) * RTT (⚠AMB-30, the spec's recommendation), r the
+/// smallest number of flights of Eq. 5.10 (uncapped, initial window 1)
+/// carrying `n` packets; 0 for n = 0.
+pub fn theory_ns(n: u64, rtt_ns: i64) -> i64 {
+    if n == 0 {
+        return 0;
+    }
+    let mut sent: u128 = 0;
+    let mut r = 0u32;
+    while sent < n as u128 {
+        r += 1;
+        sent += flight(r);
+    }
+    (r as i64 - 1) * rtt_ns
+}

@@ -1,0 +1,526 @@
+//! The connection table: packets in, finished [`ConnRecord`]s out.
+
+use std::collections::HashMap;
+
+use tracelab_decode::{ip_proto, Addr, PacketMeta};
+
+use crate::key::{uid, zeek_ports, FlowKey, FxBuild};
+use crate::metrics::TcpMetrics;
+use crate::record::{ConnRecord, ConnState, LoadBin};
+use crate::tcp::{EpState, Tcp};
+use crate::TrackerConfig;
+
+/// Connection-level state Zeek keeps in `Connection`/`Session`.
+#[derive(Clone, Debug)]
+pub(crate) struct Common {
+    pub history: String,
+    /// Zeek's `hist_seen`: originator bits low, responder bits << 16, by
+    /// the role at the time the letter was recorded (not swapped on flips).
+    pub hist_seen: u32,
+    /// The slot (0 = sender of the first packet) currently the originator.
+    pub orig_slot: usize,
+    pub last_ns: i64,
+    pub inactivity_ns: i64,
+    pub missed_bytes: u64,
+}
+
+impl Common {
+    pub fn check_history(&mut self, mask: u32, code: char) -> bool {
+        if self.hist_seen & mask == 0 {
+            self.hist_seen |= mask;
+            self.history.push(code);
+            false
+        } else {
+            true
+        }
+    }
+
+    pub fn set_inactivity(&mut self, t: i64) {
+        self.inactivity_ns = t;
+    }
+
+    /// Conn::FlipRoles: the role swap and its '^' history letter.
+    pub fn flip(&mut self) {
+        self.orig_slot ^= 1;
+        self.history.push('^');
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Kind {
+    Tcp(Box<(Tcp, TcpMetrics)>),
+    /// UDP/ICMP payload bytes per slot; -1 = nothing sent (Zeek's
+    /// UDP_INACTIVE).
+    Datagram([i64; 2]),
+    Other,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Bin {
+    bin: i64,
+    ip_bytes: [u64; 2],
+    pkts: [u64; 2],
+}
+
+#[derive(Clone, Debug)]
+struct Conn {
+    key: FlowKey,
+    /// Address and (Zeek) port of each slot.
+    ends: [(Addr, u16); 2],
+    proto: u8,
+    start_ns: i64,
+    c: Common,
+    pkts: [u64; 2],
+    ip_bytes: [u64; 2],
+    kind: Kind,
+    bins: Vec<Bin>,
+}
+
+/// Streaming connection tracker (one per shard).
+pub struct Tracker {
+    cfg: TrackerConfig,
+    table: HashMap<FlowKey, Conn, FxBuild>,
+}
+
+impl Tracker {
+    pub fn new(cfg: TrackerConfig) -> Tracker {
+        let table = HashMap::with_capacity_and_hasher(cfg.capacity_hint, FxBuild::default());
+        Tracker { cfg, table }
+    }
+
+    /// Connections currently tracked.
+    pub fn active(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Direction-independent shard of a packet's connection.
+    pub fn shard_of(p: &PacketMeta, shards: usize) -> usize {
+        (FlowKey::of(p).stable_hash() % shards.max(1) as u64) as usize
+    }
+
+    /// Feeds one packet. Only this packet's own connection can finish here
+    /// (its timers expired, or Zeek would treat the SYN as a new
+    /// connection on the same 5-tuple); everything else waits for
+    /// [`Tracker::advance`], so output does not depend on sharding.
+    pub fn process(&mut self, p: &PacketMeta, out: &mut Vec<ConnRecord>) {
+        let key = FlowKey::of(p);
+        if let Some(conn) = self.table.get_mut(&key) {
+            if conn.expired(p.ts_ns, &self.cfg) || conn.is_reuse(p) {
+                let old = self.table.remove(&key).expect("present");
+                out.push(old.finish(&self.cfg));
+            }
+        }
+        let cfg = &self.cfg;
+        let conn = self
+            .table
+            .entry(key)
+            .or_insert_with(|| Conn::new(key, p, cfg));
+        conn.packet(p, cfg);
+    }
+
+    /// Network time reached `now_ns`: connections whose Zeek timers
+    /// (inactivity, attempt, expire, close/delete) fired by then finish.
+    /// Records come out sorted by (start time, key).
+    pub fn advance(&mut self, now_ns: i64, out: &mut Vec<ConnRecord>) {
+        let cfg = &self.cfg;
+        let mut done: Vec<FlowKey> = self
+            .table
+            .iter_mut()
+            .filter_map(|(k, c)| c.expired(now_ns, cfg).then_some(*k))
+            .collect();
+        self.drain(&mut done, out);
+    }
+
+    /// End of input: every connection finishes.
+    pub fn finish(&mut self, out: &mut Vec<ConnRecord>) {
+        let mut done: Vec<FlowKey> = self.table.keys().copied().collect();
+        self.drain(&mut done, out);
+    }
+
+    fn drain(&mut self, keys: &mut [FlowKey], out: &mut Vec<ConnRecord>) {
+        keys.sort_unstable_by_key(|k| (self.table[k].start_ns, *k));
+        for k in keys.iter() {
+            let conn = self.table.remove(k).expect("listed");
+            out.push(conn.finish(&self.cfg));
+        }
+    }
+}
+
+impl Conn {
+    fn new(key: FlowKey, p: &PacketMeta, cfg: &TrackerConfig) -> Conn {
+        let (sp, dp, _) = zeek_ports(p);
+        let (kind, inactivity, flip) = match p.ip_proto {
+            ip_proto::TCP => {
+                // TCPAnalyzer::WantConnection: a first packet that is not
+                // a pure SYN, coming from a likely server port, is
+                // probably the responder talking.
+                let f = p.tcp.flags;
+                let syn = f & tracelab_decode::tcp_flags::SYN != 0;
+                let ack = f & tracelab_decode::tcp_flags::ACK != 0;
+                let mut flip = false;
+                if (!syn || ack) && cfg.is_likely_server_port(ip_proto::TCP, sp) {
+                    flip = if cfg.is_likely_server_port(ip_proto::TCP, dp) {
+                        !syn && sp < dp
+                    } else {
+                        true
+                    };
+                }
+                // The TCP adapter starts with the UDP timeout; leaving the
+                // handshake switches to tcp_inactivity_timeout.
+                let t = Box::new((Tcp::new(p.ts_ns, cfg), TcpMetrics::default()));
+                (Kind::Tcp(t), cfg.udp_inactivity_timeout_ns, flip)
+            }
+            ip_proto::UDP => {
+                let flip = cfg.is_likely_server_port(ip_proto::UDP, sp)
+                    && !cfg.is_likely_server_port(ip_proto::UDP, dp);
+                (
+                    Kind::Datagram([-1, -1]),
+                    cfg.udp_inactivity_timeout_ns,
+                    flip,
+                )
+            }
+            ip_proto::ICMP | ip_proto::ICMPV6 => (
+                Kind::Datagram([-1, -1]),
+                cfg.icmp_inactivity_timeout_ns,
+                false,
+            ),
+            _ => (Kind::Other, cfg.unknown_ip_inactivity_timeout_ns, false),
+        };
+        let (sp, dp) = if matches!(kind, Kind::Other) {
+            (0, 0)
+        } else {
+            (sp, dp)
+        };
+        let mut c = Common {
+            history: String::with_capacity(16),
+            hist_seen: 0,
+            orig_slot: 0,
+            last_ns: p.ts_ns,
+            inactivity_ns: inactivity,
+            missed_bytes: 0,
+        };
+        // Zeek does not flip towards a broadcast responder.
+        if flip && !is_broadcast(&p.src) {
+            c.flip();
+        }
+        Conn {
+            key,
+            ends: [(p.src, sp), (p.dst, dp)],
+            proto: p.ip_proto,
+            start_ns: p.ts_ns,
+            c,
+            pkts: [0; 2],
+            ip_bytes: [0; 2],
+            kind,
+            bins: Vec::new(),
+        }
+    }
+
+    fn slot_of(&self, p: &PacketMeta) -> usize {
+        let (sp, _, _) = zeek_ports(p);
+        let sp = if matches!(self.kind, Kind::Other) {
+            0
+        } else {
+            sp
+        };
+        if (p.src, sp) == self.ends[0] {
+            0
+        } else {
+            1
+        }
+    }
+
+    /// Runs this connection's timers up to `now`; true = Zeek removed it.
+    fn expired(&mut self, now: i64, cfg: &TrackerConfig) -> bool {
+        let inactive_at = if self.c.inactivity_ns > 0 {
+            self.c.last_ns + self.c.inactivity_ns
+        } else {
+            i64::MAX
+        };
+        if let Kind::Tcp(t) = &mut self.kind {
+            if t.0.run_timers(&self.c, now.min(inactive_at), cfg) {
+                return true;
+            }
+        }
+        inactive_at <= now
+    }
+
+    /// TCPSessionAdapter::IsReuse: a SYN that starts a new connection on
+    /// this 5-tuple.
+    fn is_reuse(&self, p: &PacketMeta) -> bool {
+        let Kind::Tcp(t) = &self.kind else {
+            return false;
+        };
+        let tcp = &t.0;
+        let f = p.tcp.flags;
+        if f & tracelab_decode::tcp_flags::SYN == 0 {
+            return false;
+        }
+        let orig = self.c.orig_slot;
+        let mut conn_orig = orig;
+        if f & tracelab_decode::tcp_flags::ACK != 0 {
+            if tcp.ep[orig].state != EpState::Inactive {
+                return false;
+            }
+            conn_orig = orig ^ 1;
+        }
+        let closed = tcp.ep[0].did_close || tcp.ep[1].did_close;
+        if !closed {
+            if p.tcp.seq == tcp.start_seq(conn_orig) {
+                return false;
+            }
+            if f & tracelab_decode::tcp_flags::ACK == 0
+                && tcp.ep[conn_orig].state == EpState::SynAckSent
+                && tcp.ep[orig ^ 1].state == EpState::Inactive
+                && p.tcp.seq == tcp.start_seq(orig ^ 1)
+            {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn packet(&mut self, p: &PacketMeta, cfg: &TrackerConfig) {
+        let slot = self.slot_of(p);
+        self.pkts[slot] += 1;
+        self.ip_bytes[slot] += p.ip_len as u64;
+        let bin = p.ts_ns.div_euclid(cfg.load_bin_ns.max(1));
+        if self.bins.last().is_none_or(|b| b.bin != bin) {
+            self.bins.push(Bin {
+                bin,
+                ip_bytes: [0; 2],
+                pkts: [0; 2],
+            });
+        }
+        let b = self.bins.last_mut().expect("pushed");
+        b.ip_bytes[slot] += p.ip_len as u64;
+        b.pkts[slot] += 1;
+
+        match &mut self.kind {
+            Kind::Tcp(t) => {
+                let (tcp, m) = &mut **t;
+                let h = &p.tcp;
+                let out = tcp.process(
+                    &mut self.c,
+                    slot,
+                    h.flags,
+                    h.seq,
+                    h.ack,
+                    h.window,
+                    p.payload_len,
+                    p.payload_captured >= p.payload_len,
+                    p.ts_ns,
+                    cfg,
+                );
+                m.packet(
+                    slot,
+                    h.flags,
+                    h.seq,
+                    h.ack,
+                    p.payload_len,
+                    p.ts_ns,
+                    cfg.max_rtt_samples_per_conn,
+                );
+                if out.established {
+                    // base/protocols/conn/inactivity.zeek: per-port timeouts.
+                    let orig = self.c.orig_slot;
+                    let (op, rp) = (self.ends[orig].1, self.ends[orig ^ 1].1);
+                    let mut service = rp;
+                    if tcp.ep[orig].state == EpState::Inactive
+                        && !cfg.is_likely_server_port(ip_proto::TCP, rp)
+                        && cfg.is_likely_server_port(ip_proto::TCP, op)
+                    {
+                        service = op;
+                    }
+                    if let Some(&(_, t)) = cfg
+                        .tcp_port_inactivity_ns
+                        .iter()
+                        .find(|(port, _)| *port == service)
+                    {
+                        self.c.set_inactivity(t);
+                    }
+                }
+            }
+            Kind::Datagram(len) => {
+                self.c.last_ns = p.ts_ns;
+                if self.proto == ip_proto::UDP {
+                    let is_orig = slot == self.c.orig_slot;
+                    if is_orig {
+                        self.c.check_history(0x1, 'D');
+                    } else {
+                        self.c.check_history(0x2, 'd');
+                    }
+                }
+                // UDP: payload after the 8-byte header; ICMP: after the
+                // 8-byte ICMP header (the decoder's payload_len).
+                let l = &mut len[slot];
+                *l = (*l).max(0) + p.payload_len as i64;
+            }
+            Kind::Other => self.c.last_ns = p.ts_ns,
+        }
+    }
+
+    fn conn_state(&self) -> ConnState {
+        let orig = self.c.orig_slot;
+        match &self.kind {
+            Kind::Tcp(t) => {
+                let tcp = &t.0;
+                tcp_conn_state(
+                    tcp.ep[orig].state,
+                    tcp.ep[orig ^ 1].state,
+                    tcp.size(&self.c, true),
+                    tcp.size(&self.c, false),
+                    &self.c.history,
+                )
+            }
+            Kind::Datagram(len) if self.proto == ip_proto::UDP => {
+                match (len[orig] >= 0, len[orig ^ 1] >= 0) {
+                    (true, true) => ConnState::SF,
+                    (true, false) => ConnState::S0,
+                    (false, true) => ConnState::SHR,
+                    (false, false) => ConnState::OTH,
+                }
+            }
+            _ => ConnState::OTH,
+        }
+    }
+
+    fn finish(self, cfg: &TrackerConfig) -> ConnRecord {
+        let state = self.conn_state();
+        let orig = self.c.orig_slot;
+        let resp = orig ^ 1;
+        let duration = self.c.last_ns - self.start_ns;
+        let (sizes, rtt, transfer, hs, closed, each_way) = match self.kind {
+            Kind::Tcp(t) => {
+                let (tcp, mut m) = *t;
+                let sizes = (tcp.size(&self.c, true), tcp.size(&self.c, false));
+                let hs = m.handshake_complete(orig);
+                let each_way = m.data_each_way();
+                let closed = m.fin_or_rst;
+                let (rtt, dec) = m.finish(orig, self.start_ns);
+                (sizes, rtt, dec, hs, closed, each_way)
+            }
+            Kind::Datagram(len) => (
+                (len[orig].max(0) as u64, len[resp].max(0) as u64),
+                Default::default(),
+                None,
+                false,
+                false,
+                false,
+            ),
+            Kind::Other => ((0, 0), Default::default(), None, false, false, false),
+        };
+        let _ = cfg;
+        let has_duration = duration > 0;
+        ConnRecord {
+            ts_ns: self.start_ns,
+            uid: uid(self.start_ns, &self.key),
+            orig_h: self.ends[orig].0,
+            orig_p: self.ends[orig].1,
+            resp_h: self.ends[resp].0,
+            resp_p: self.ends[resp].1,
+            ip_proto: self.proto,
+            // Zeek sets duration and byte counts only when duration > 0.
+            duration_ns: has_duration.then_some(duration),
+            orig_bytes: has_duration.then_some(sizes.0),
+            resp_bytes: has_duration.then_some(sizes.1),
+            conn_state: state,
+            missed_bytes: self.c.missed_bytes,
+            history: self.c.history,
+            orig_pkts: self.pkts[orig],
+            orig_ip_bytes: self.ip_bytes[orig],
+            resp_pkts: self.pkts[resp],
+            resp_ip_bytes: self.ip_bytes[resp],
+            last_ts_ns: self.c.last_ns,
+            handshake_complete: hs,
+            closed,
+            rtt,
+            transfer,
+            well_behaved: hs && each_way && closed,
+            load_bins: self
+                .bins
+                .iter()
+                .map(|b| LoadBin {
+                    bin: b.bin,
+                    orig_ip_bytes: b.ip_bytes[orig],
+                    resp_ip_bytes: b.ip_bytes[resp],
+                    orig_pkts: b.pkts[orig],
+                    resp_pkts: b.pkts[resp],
+                })
+                .collect(),
+        }
+    }
+}
+
+fn is_broadcast(a: &Addr) -> bool {
+    a.is_v4() && a.0[12..] == [255, 255, 255, 255]
+}
+
+/// base/protocols/conn/main.zeek `conn_state` for TCP.
+pub(crate) fn tcp_conn_state(
+    os: EpState,
+    rs: EpState,
+    osize: u64,
+    rsize: u64,
+    history: &str,
+) -> ConnState {
+    use EpState::*;
+    let o_inactive = matches!(os, Inactive | Partial);
+    let r_inactive = matches!(rs, Inactive | Partial);
+    if rs == Reset {
+        if matches!(os, SynSent | SynAckSent) || (os == Reset && osize == 0 && rsize == 0) {
+            ConnState::REJ
+        } else if o_inactive {
+            ConnState::RSTRH
+        } else {
+            ConnState::RSTR
+        }
+    } else if os == Reset {
+        if r_inactive {
+            if rstos0_history(history) {
+                ConnState::RSTOS0
+            } else {
+                ConnState::OTH
+            }
+        } else {
+            ConnState::RSTO
+        }
+    } else if rs == Closed && os == Closed {
+        ConnState::SF
+    } else if os == Closed {
+        if r_inactive {
+            ConnState::SH
+        } else {
+            ConnState::S2
+        }
+    } else if rs == Closed {
+        if o_inactive {
+            ConnState::SHR
+        } else {
+            ConnState::S3
+        }
+    } else if os == SynSent && rs == Inactive {
+        ConnState::S0
+    } else if os == Established && rs == Established {
+        ConnState::S1
+    } else {
+        ConnState::OTH
+    }
+}
+
+/// `/\^?S[^HAFGIQ]*R.*/ == history` (a full match).
+fn rstos0_history(h: &str) -> bool {
+    let h = h.strip_prefix('^').unwrap_or(h);
+    let Some(rest) = h.strip_prefix('S') else {
+        return false;
+    };
+    for ch in rest.chars() {
+        if ch == 'R' {
+            return true;
+        }
+        if "HAFGIQ".contains(ch) {
+            return false;
+        }
+    }
+    false
+}
