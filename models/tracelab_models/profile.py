@@ -1,0 +1,146 @@
+"""Reading the analyzer's profile directory (Parquet) and Zeek conn.log files.
+
+Errors name the file and the reason (``ProfileError``), never a traceback from deep
+inside pyarrow.
+"""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from . import schema as S
+
+
+class ProfileError(Exception):
+    """A profile file is missing, unreadable or lacks required columns."""
+
+
+def read_table(profile_dir: str | Path, name: str, columns=None, required=True) -> pa.Table | None:
+    """Read ``profile_dir/name``; check that ``columns`` exist."""
+    path = Path(profile_dir) / name
+    if not path.exists():
+        if required:
+            raise ProfileError(f"{path}: not found (run `tracelab profile TRACE` to produce it)")
+        return None
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowException) as e:
+        raise ProfileError(f"{path}: not a readable Parquet file ({e})") from e
+    missing = [c for c in (columns or ()) if c not in table.column_names]
+    if missing:
+        raise ProfileError(f"{path}: missing column(s) {', '.join(missing)}")
+    return table.select(list(columns)) if columns else table
+
+
+def read_summary(profile_dir: str | Path) -> dict:
+    path = Path(profile_dir) / S.SUMMARY
+    if not path.exists():
+        return {}
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise ProfileError(f"{path}: invalid JSON at line {e.lineno} ({e.msg})") from e
+
+
+def column(table: pa.Table, name: str, fill=np.nan) -> np.ndarray:
+    """A numeric column as float64 with nulls replaced by ``fill``."""
+    col = pc.fill_null(pc.cast(table.column(name), pa.float64()), fill)
+    return col.to_numpy()
+
+
+# --------------------------------------------------------------------- Zeek conn.log
+_ZEEK_TYPES = {"time": pa.float64(), "interval": pa.float64(), "double": pa.float64(),
+               "port": pa.int32(), "count": pa.int64(), "int": pa.int64(), "bool": pa.bool_()}
+
+
+def read_zeek_conn_log(path: str | Path) -> pa.Table:
+    """A Zeek TSV conn.log as a table with Zeek's column names and types.
+
+    Canonicalised btest timestamps (XXXXXXXXXX.XXXXXX) become null.
+    """
+    path = Path(path)
+    fields, types, rows = None, None, []
+    sep = "\t"
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as e:
+        raise ProfileError(f"{path}: cannot read ({e})") from e
+    for lineno, line in enumerate(lines, 1):
+        if line.startswith("#separator"):
+            sep = bytes(line.split(" ", 1)[1], "ascii").decode("unicode_escape")
+        elif line.startswith("#fields"):
+            fields = line.split(sep)[1:]
+        elif line.startswith("#types"):
+            types = line.split(sep)[1:]
+        elif line and not line.startswith("#"):
+            vals = line.split(sep)
+            if fields is None or len(vals) != len(fields):
+                raise ProfileError(f"{path}:{lineno}: {len(vals)} fields, header declares "
+                                   f"{len(fields) if fields else 'none'}")
+            rows.append(vals)
+    if fields is None or types is None:
+        raise ProfileError(f"{path}: no #fields/#types header (not a Zeek TSV log)")
+    cols = {}
+    for i, (name, typ) in enumerate(zip(fields, types)):
+        raw = [r[i] for r in rows]
+        pa_type = _ZEEK_TYPES.get(typ, pa.string())
+        cols[name] = pa.array([_zeek_value(v, pa_type) for v in raw], type=pa_type)
+    return pa.table(cols)
+
+
+def _zeek_value(v: str, pa_type):
+    if v in ("-", "(empty)") or v.startswith("XXXX"):
+        return None
+    if pa_type == pa.bool_():
+        return v == "T"
+    if pa.types.is_floating(pa_type):
+        return float(v)
+    if pa.types.is_integer(pa_type):
+        return int(v)
+    return v
+
+
+# -------------------------------------------------------------------- host features
+# Zeek connection states in which the 3-way handshake completed (Zeek conn.log docs).
+ESTABLISHED_STATES = frozenset({"S1", "S2", "S3", "SF", "RSTO", "RSTR"})
+
+
+def host_features(conns: pa.Table) -> pa.Table:
+    """The six role features per host from connection rows (thesis §8.4.1).
+
+    Mirrors hosts.parquet for inputs that are not analyzer profiles (Zeek conn.log):
+    ``incnx``/``outcnx`` count connections accepted/initiated, ``dportin``/``dportout``
+    distinct destination ports of those, ``fan_in``/``fan_out`` distinct peers.
+    ``server`` = accepted at least one TCP connection whose handshake completed.
+    """
+    orig = conns.column(S.ORIG_H).to_pylist()
+    resp = conns.column(S.RESP_H).to_pylist()
+    dport = conns.column(S.RESP_P).to_pylist()
+    proto = conns.column(S.PROTO).to_pylist()
+    state = conns.column(S.CONN_STATE).to_pylist() if S.CONN_STATE in conns.column_names \
+        else [None] * len(orig)
+    inc, out = defaultdict(int), defaultdict(int)
+    pin, pout, fin, fout = (defaultdict(set) for _ in range(4))
+    server = defaultdict(bool)
+    for o, r, p, pr, st in zip(orig, resp, dport, proto, state):
+        out[o] += 1
+        inc[r] += 1
+        pout[o].add(p)
+        pin[r].add(p)
+        fout[o].add(r)
+        fin[r].add(o)
+        server[r] |= pr == "tcp" and st in ESTABLISHED_STATES
+    hosts = sorted(set(orig) | set(resp))
+    return pa.table({
+        S.HOST: hosts,
+        "incnx": [inc[h] for h in hosts], "outcnx": [out[h] for h in hosts],
+        "dportin": [len(pin[h]) for h in hosts], "dportout": [len(pout[h]) for h in hosts],
+        "fan_in": [len(fin[h]) for h in hosts], "fan_out": [len(fout[h]) for h in hosts],
+        S.SERVER: [server[h] for h in hosts],
+    })
