@@ -9,7 +9,8 @@
 //! - an IPv4 total length of 0 (TCP segmentation offload writes packets
 //!   before the NIC fills it in) is replaced by the captured length, which
 //!   is what Zeek does when checksums are ignored (`-C`, our mode; without
-//!   `-C` Zeek drops these packets, their checksums being wrong too);
+//!   `-C` Zeek drops these packets, their checksums being wrong too); an
+//!   IPv6 payload length of 0 (BIG TCP, jumbograms) likewise;
 //! - transport headers: TCP needs 20 bytes, UDP 8 and ICMP 8, both in the
 //!   IP length (else a bad header) and in the capture (else truncated).
 //!
@@ -85,7 +86,13 @@ fn ipv4(ip: &[u8], wire_ip: usize, m: &mut PacketMeta) -> Result<(), SkipReason>
 
 fn ipv6(ip: &[u8], wire_ip: usize, m: &mut PacketMeta) -> Result<(), SkipReason> {
     let h = ip.first_chunk::<40>().ok_or(Truncated)?;
-    let total = 40 + usize::from(be16(h[4], h[5]));
+    // Payload length 0: as for IPv4, segmentation offload (BIG TCP) or a
+    // jumbogram; the capture gives the length (Zeek does the same for the
+    // payload; it keeps 40 as the IP length, we count what was captured).
+    let total = match usize::from(be16(h[4], h[5])) {
+        0 => ip.len(),
+        p => 40 + p,
+    };
     if total > wire_ip {
         return Err(BadIpHeader);
     }
@@ -98,8 +105,8 @@ fn ipv6(ip: &[u8], wire_ip: usize, m: &mut PacketMeta) -> Result<(), SkipReason>
     m.ip_len = total as u32;
 
     // An extension header must lie within the IPv6 payload length (else
-    // the packet is malformed; a jumbogram's payload length 0 lands here,
-    // as in Zeek) and within the capture (else it is truncated).
+    // the packet is malformed) and within the capture (else it is
+    // truncated).
     let need = |end: usize| {
         if end > total {
             Err(BadIpHeader)

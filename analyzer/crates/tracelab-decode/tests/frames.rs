@@ -447,11 +447,16 @@ fn ipv6_extension_headers() {
     let eight = cat(&[&long[8..], &[]]);
     assert_eq!(ok(linktype::RAW, &ipv6(60, &eight)).ip_proto, ip_proto::UDP);
 
-    // An extension header longer than the payload length says (jumbogram
-    // style: payload length 0 with a hop-by-hop header).
-    let mut jumbo = ipv6(0, &cat(&[&ext8(6), &tcp(1, 2, 0, &[], &[])]));
-    jumbo[4..6].copy_from_slice(&[0, 0]);
-    assert_eq!(skip(linktype::RAW, &jumbo), SkipReason::BadIpHeader);
+    // Payload length 0 (BIG TCP; a jumbogram's hop-by-hop header): the
+    // capture gives the length, 40 + 8 + 20 + 100.
+    let mut big = ipv6(0, &cat(&[&ext8(6), &tcp(1, 2, tcp_flags::ACK, &[], &[1; 100])]));
+    big[4..6].copy_from_slice(&[0, 0]);
+    let m = ok(linktype::RAW, &big);
+    assert_eq!((m.ip_proto, m.ip_len, m.payload_len), (ip_proto::TCP, 168, 100));
+    // An extension header longer than the payload length says.
+    let mut short = ipv6(0, &cat(&[&ext8(6), &tcp(1, 2, 0, &[], &[])]));
+    short[4..6].copy_from_slice(&4u16.to_be_bytes());
+    assert_eq!(skip(linktype::RAW, &short), SkipReason::BadIpHeader);
     // One cut by the capture.
     let p = ipv6(0, &cat(&[&ext8(6), &tcp(1, 2, 0, &[], &[])]));
     assert_eq!(skip_wire(linktype::RAW, &p[..44], p.len() as u32), SkipReason::Truncated);
