@@ -77,3 +77,26 @@ def test_iris_reference_cv(cp, tmp_path):
 def test_same_tree_and_fold_accuracy(cp, tmp_path, dataset):
     diffs = _compare(cp, tmp_path, *dataset())
     print("per-fold correct(ours) - correct(J48):", diffs)
+
+
+def test_role_features_of_shared_traces(cp, tmp_path):
+    """Host features (six role features, derived server labels) of every Zeek baseline
+    conn.log in the shared datasets, one instance per host per trace."""
+    from fixtures import SHARED
+    from tracelab_models.profile import host_features, read_zeek_conn_log
+    from tracelab_models.roles import instances_from_table
+
+    # Full Zeek TSV logs only (some baselines are header-less zeek-cut projections).
+    logs = [p for p in sorted((SHARED / "zeek-baselines").glob("*/baseline/*/conn*.log"))
+            if "#fields" in p.read_text() and "id.resp_p" in p.read_text()]
+    if not logs:
+        pytest.skip(f"SKIPPED (no Zeek baselines under {SHARED})")
+    X, y = [], []
+    for log in logs:
+        inst = instances_from_table(host_features(read_zeek_conn_log(log)), local_only=False)
+        X.append(inst.X)
+        y.append(inst.y)
+    X, y = np.vstack(X), np.concatenate(y)
+    assert len(y) > 50 and set(y) == {"client", "server"}
+    names = ["incnx", "outcnx", "dportin", "dportout", "fan_in", "fan_out"]
+    _compare(cp, tmp_path, X, y, names, ["client", "server"], folds=4)
