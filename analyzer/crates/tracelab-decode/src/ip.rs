@@ -47,7 +47,12 @@ fn be32(b: &[u8; 20], at: usize) -> u32 {
 }
 
 /// `offset` is where IP starts in `d` (the link header's length).
-pub(crate) fn decode_ip(d: &[u8], offset: usize, wire_len: u32, m: &mut PacketMeta) -> Result<(), SkipReason> {
+pub(crate) fn decode_ip(
+    d: &[u8],
+    offset: usize,
+    wire_len: u32,
+    m: &mut PacketMeta,
+) -> Result<(), SkipReason> {
     let ip = d.get(offset..).ok_or(Truncated)?;
     // What the wire carried from the IP header on.
     let wire_ip = (wire_len as usize).saturating_sub(offset);
@@ -153,14 +158,26 @@ fn ipv6(ip: &[u8], wire_ip: usize, m: &mut PacketMeta) -> Result<(), SkipReason>
 /// The transport header at `offset` in `ip`, `total` the IP length.
 /// `first_fragment`: the datagram continues in later fragments, so the IP
 /// length covers only part of it.
-fn transport(ip: &[u8], offset: usize, total: usize, first_fragment: bool, m: &mut PacketMeta) -> Result<(), SkipReason> {
+fn transport(
+    ip: &[u8],
+    offset: usize,
+    total: usize,
+    first_fragment: bool,
+    m: &mut PacketMeta,
+) -> Result<(), SkipReason> {
     let claimed = total - offset;
     // The captured part of the segment, without Ethernet padding.
     let seg = ip.get(offset..total.min(ip.len())).unwrap_or(&[]);
     // A fixed header longer than the IP length leaves: in a first fragment
     // it continues in the next one (not reassembled); otherwise the packet
     // is malformed.
-    let short = |malformed: SkipReason| if first_fragment { IpFragment } else { malformed };
+    let short = |malformed: SkipReason| {
+        if first_fragment {
+            IpFragment
+        } else {
+            malformed
+        }
+    };
     match m.ip_proto {
         ip_proto::TCP => {
             if claimed < 20 {

@@ -9,7 +9,11 @@ use tracelab_decode::{decode, ip_proto, SkipReason};
 
 fn datasets() -> PathBuf {
     let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/datasets");
-    assert!(d.join("MANIFEST.md").is_file(), "datasets not found at {} (expected beside the checkout)", d.display());
+    assert!(
+        d.join("MANIFEST.md").is_file(),
+        "datasets not found at {} (expected beside the checkout)",
+        d.display()
+    );
     d.canonicalize().unwrap()
 }
 
@@ -19,7 +23,10 @@ fn traces(root: &Path) -> Vec<PathBuf> {
             let p = e.unwrap().path();
             if p.is_dir() {
                 walk(&p, out);
-            } else if matches!(p.extension().and_then(|x| x.to_str()), Some("pcap" | "pcapng" | "gz")) {
+            } else if matches!(
+                p.extension().and_then(|x| x.to_str()),
+                Some("pcap" | "pcapng" | "gz")
+            ) {
                 out.push(p);
             }
         }
@@ -46,7 +53,9 @@ struct Tally {
 
 fn tally(path: &Path) -> Tally {
     let mut t = Tally::default();
-    let Ok(mut src) = tracelab_pcap::open(path) else { return t };
+    let Ok(mut src) = tracelab_pcap::open(path) else {
+        return t;
+    };
     // A read error ends the file; what came before is still counted.
     while let Ok(Some(f)) = src.next_frame() {
         t.frames += 1;
@@ -87,7 +96,11 @@ fn tshark_tcp(text: &str) -> BTreeMap<Conv, (usize, usize)> {
         }
         let (a, b) = (tok[0].to_string(), tok[2].to_string());
         let (b_to_a, a_to_b): (usize, usize) = (tok[3].parse().unwrap(), tok[6].parse().unwrap());
-        let (key, fwd, back) = if a < b { ((a, b), a_to_b, b_to_a) } else { ((b, a), b_to_a, a_to_b) };
+        let (key, fwd, back) = if a < b {
+            ((a, b), a_to_b, b_to_a)
+        } else {
+            ((b, a), b_to_a, a_to_b)
+        };
         // tshark splits a reused 4-tuple into several conversations.
         let e: &mut (usize, usize) = out.entry(key).or_default();
         e.0 += fwd;
@@ -119,27 +132,42 @@ fn tcp_conversations_match_tshark() {
     let mut failures = Vec::new();
     for path in traces(&root) {
         let rel = path.strip_prefix(&root).unwrap().display().to_string();
-        let Ok(text) = std::fs::read_to_string(reference.join(format!("{rel}.tshark-conv-tcp.txt"))) else { continue };
+        let Ok(text) =
+            std::fs::read_to_string(reference.join(format!("{rel}.tshark-conv-tcp.txt")))
+        else {
+            continue;
+        };
         let theirs = tshark_tcp(&text);
         let ours = tally(&path).tcp;
         let known = TCP_DIFFERENCES.iter().find(|(p, _)| *p == rel);
         match (ours == theirs, known) {
             (true, None) => compared += 1,
             (false, Some((_, why))) => println!("KNOWN DIFFERENCE {rel}: {why}"),
-            (true, Some(_)) => failures.push(format!("{rel}: listed as a known difference but agrees")),
+            (true, Some(_)) => {
+                failures.push(format!("{rel}: listed as a known difference but agrees"))
+            }
             (false, None) => {
                 let diff: Vec<_> = ours
                     .iter()
                     .filter(|(k, v)| theirs.get(*k) != Some(*v))
                     .map(|(k, v)| format!("{k:?} ours {v:?} tshark {:?}", theirs.get(k)))
-                    .chain(theirs.keys().filter(|k| !ours.contains_key(*k)).map(|k| format!("{k:?} missing")))
+                    .chain(
+                        theirs
+                            .keys()
+                            .filter(|k| !ours.contains_key(*k))
+                            .map(|k| format!("{k:?} missing")),
+                    )
                     .take(5)
                     .collect();
                 failures.push(format!("{rel}: {}", diff.join("; ")));
             }
         }
     }
-    assert!(failures.is_empty(), "TCP conversations differ from tshark:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "TCP conversations differ from tshark:\n{}",
+        failures.join("\n")
+    );
     assert!(compared >= 70, "only {compared} traces compared");
 }
 
@@ -148,11 +176,18 @@ fn manifest_udp_conversations(root: &Path) -> BTreeMap<String, usize> {
     let text = std::fs::read_to_string(root.join("MANIFEST.md")).unwrap();
     let mut out = BTreeMap::new();
     for line in text.lines() {
-        let cells: Vec<&str> = line.trim().trim_matches('|').split('|').map(str::trim).collect();
+        let cells: Vec<&str> = line
+            .trim()
+            .trim_matches('|')
+            .split('|')
+            .map(str::trim)
+            .collect();
         if cells.len() != 11 {
             continue;
         }
-        let Some(rest) = cells[10].split("udp conv ").nth(1) else { continue };
+        let Some(rest) = cells[10].split("udp conv ").nth(1) else {
+            continue;
+        };
         let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
         out.insert(cells[0].trim_matches('`').to_string(), n.parse().unwrap());
     }
@@ -185,11 +220,17 @@ fn udp_conversation_counts_match_the_manifest() {
         match (ours == *n, known) {
             (true, None) => {}
             (false, Some((_, why))) => println!("KNOWN DIFFERENCE {rel}: {why}"),
-            (true, Some(_)) => failures.push(format!("{rel}: listed as a known difference but agrees")),
+            (true, Some(_)) => {
+                failures.push(format!("{rel}: listed as a known difference but agrees"))
+            }
             (false, None) => failures.push(format!("{rel}: {ours} UDP conversations, tshark {n}")),
         }
     }
-    assert!(failures.is_empty(), "UDP conversations differ from tshark:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "UDP conversations differ from tshark:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -206,7 +247,10 @@ fn every_frame_is_decoded_or_skipped_for_a_reason() {
             *total.skipped.entry(r).or_default() += n;
         }
     }
-    println!("{} frames: {} decoded, skipped {:?}", total.frames, total.decoded, total.skipped);
+    println!(
+        "{} frames: {} decoded, skipped {:?}",
+        total.frames, total.decoded, total.skipped
+    );
     // The MANIFEST's total ("total packets 70,518").
     assert_eq!(total.frames, 70_518);
 }

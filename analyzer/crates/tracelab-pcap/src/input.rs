@@ -14,7 +14,10 @@ pub(crate) struct Input<R> {
 
 impl<R: Read> Input<R> {
     pub(crate) fn new(r: R) -> Input<R> {
-        Input { r: BufReader::with_capacity(BUF_CAPACITY, r), offset: 0 }
+        Input {
+            r: BufReader::with_capacity(BUF_CAPACITY, r),
+            offset: 0,
+        }
     }
 
     pub(crate) fn offset(&self) -> u64 {

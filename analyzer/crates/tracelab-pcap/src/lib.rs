@@ -65,13 +65,23 @@ pub struct ReadError {
 
 impl ReadError {
     pub(crate) fn new(file: &Path, offset: u64, reason: impl Into<String>) -> ReadError {
-        ReadError { file: file.to_path_buf(), offset, reason: reason.into() }
+        ReadError {
+            file: file.to_path_buf(),
+            offset,
+            reason: reason.into(),
+        }
     }
 }
 
 impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: offset {}: {}", self.file.display(), self.offset, self.reason)
+        write!(
+            f,
+            "{}: offset {}: {}",
+            self.file.display(),
+            self.offset,
+            self.reason
+        )
     }
 }
 
@@ -91,7 +101,8 @@ pub trait FrameSource {
 /// Opens a capture file of any supported format, recognised by its magic
 /// number (not by its name).
 pub fn open(path: &Path) -> Result<Box<dyn FrameSource + Send>, ReadError> {
-    let file = File::open(path).map_err(|e| ReadError::new(path, 0, format!("cannot open: {e}")))?;
+    let file =
+        File::open(path).map_err(|e| ReadError::new(path, 0, format!("cannot open: {e}")))?;
     let size = file.metadata().ok().map(|m| m.len());
     sniff(file, path.to_path_buf(), size)
 }
@@ -119,7 +130,8 @@ fn sniff<'r, R: Read + Send + 'r>(
         // sniffed again (a pcap or pcapng, never a second gzip layer). Its
         // offsets count decompressed bytes, so the on-disk size is no
         // measure of progress: the size hint is dropped.
-        let gz = flate2::read::MultiGzDecoder::new(Cursor::new(magic).chain(input.into_buf_reader()));
+        let gz =
+            flate2::read::MultiGzDecoder::new(Cursor::new(magic).chain(input.into_buf_reader()));
         let mut inner = Input::new(gz);
         let magic = read_magic(&mut inner, &name)?;
         return dispatch(inner, magic, name, None);
@@ -129,9 +141,15 @@ fn sniff<'r, R: Read + Send + 'r>(
 
 fn read_magic<R: Read>(input: &mut Input<R>, name: &Path) -> Result<[u8; 4], ReadError> {
     let mut magic = [0u8; 4];
-    let n = input.read_full(&mut magic).map_err(|e| ReadError::new(name, 0, format!("read error: {e}")))?;
+    let n = input
+        .read_full(&mut magic)
+        .map_err(|e| ReadError::new(name, 0, format!("read error: {e}")))?;
     if n < magic.len() {
-        return Err(ReadError::new(name, 0, format!("file too short to be a capture file ({n} bytes)")));
+        return Err(ReadError::new(
+            name,
+            0,
+            format!("file too short to be a capture file ({n} bytes)"),
+        ));
     }
     Ok(magic)
 }
@@ -143,7 +161,9 @@ fn dispatch<'r, R: Read + Send + 'r>(
     size_hint: Option<u64>,
 ) -> Result<Box<dyn FrameSource + Send + 'r>, ReadError> {
     if let Some(format) = pcap_file::Format::from_magic(magic) {
-        return Ok(Box::new(pcap_file::PcapReader::new(input, format, name, size_hint)?));
+        return Ok(Box::new(pcap_file::PcapReader::new(
+            input, format, name, size_hint,
+        )?));
     }
     if magic == pcapng::SHB_TYPE {
         return Ok(Box::new(pcapng::PcapngReader::new(input, name, size_hint)?));

@@ -39,7 +39,13 @@ pub fn open(path: &Path) -> Result<LibpcapSource, ReadError> {
         .map_err(|e| ReadError::new(path, 0, format!("libpcap: {e}")))?;
     let link_type = capture.get_datalink().0 as u32;
     let size_hint = std::fs::metadata(path).ok().map(|m| m.len());
-    Ok(LibpcapSource { capture, name: path.to_path_buf(), link_type, size_hint, done: false })
+    Ok(LibpcapSource {
+        capture,
+        name: path.to_path_buf(),
+        link_type,
+        size_hint,
+        done: false,
+    })
 }
 
 impl LibpcapSource {
@@ -65,8 +71,12 @@ impl FrameSource for LibpcapSource {
         let start = self.tell();
         match self.capture.next_packet() {
             Ok(p) => {
-                // With nanosecond precision libpcap puts nanoseconds in tv_usec.
-                let ts_ns = i64::from(p.header.ts.tv_sec) * 1_000_000_000 + i64::from(p.header.ts.tv_usec);
+                // With nanosecond precision libpcap puts nanoseconds in
+                // tv_usec. time_t and suseconds_t are i64 here but not on
+                // every platform, hence the conversions.
+                #[allow(clippy::useless_conversion)]
+                let ts_ns =
+                    i64::from(p.header.ts.tv_sec) * 1_000_000_000 + i64::from(p.header.ts.tv_usec);
                 Ok(Some(Frame {
                     ts_ns,
                     cap_len: p.header.caplen,

@@ -73,13 +73,23 @@ impl<R: Read> PcapReader<R> {
         size_hint: Option<u64>,
     ) -> Result<PcapReader<R>, ReadError> {
         let mut h = [0u8; 20];
-        let n = input.read_full(&mut h).map_err(|e| ReadError::new(&name, 0, format!("read error: {e}")))?;
+        let n = input
+            .read_full(&mut h)
+            .map_err(|e| ReadError::new(&name, 0, format!("read error: {e}")))?;
         if n < h.len() {
-            return Err(ReadError::new(&name, 0, format!("truncated pcap file header ({} of 24 bytes)", 4 + n)));
+            return Err(ReadError::new(
+                &name,
+                0,
+                format!("truncated pcap file header ({} of 24 bytes)", 4 + n),
+            ));
         }
         let major = format.u16([h[0], h[1]]);
         if major != 2 {
-            return Err(ReadError::new(&name, 0, format!("unsupported pcap format version {major} (expected 2)")));
+            return Err(ReadError::new(
+                &name,
+                0,
+                format!("unsupported pcap format version {major} (expected 2)"),
+            ));
         }
         // thiszone and sigfigs (h[4..12]) are not needed: libpcap ignores
         // thiszone too.
@@ -88,7 +98,16 @@ impl<R: Read> PcapReader<R> {
             s => s.min(MAX_CAPLEN),
         };
         let link_type = format.u32([h[16], h[17], h[18], h[19]]) & LINKTYPE_MASK;
-        Ok(PcapReader { input, format, link_type, snaplen, name, size_hint, buf: Vec::new(), done: false })
+        Ok(PcapReader {
+            input,
+            format,
+            link_type,
+            snaplen,
+            name,
+            size_hint,
+            buf: Vec::new(),
+            done: false,
+        })
     }
 
     fn fail(&mut self, offset: u64, reason: String) -> ReadError {
@@ -121,7 +140,10 @@ impl<R: Read> FrameSource for PcapReader<R> {
         let cap_len = f.u32([h[8], h[9], h[10], h[11]]);
         let wire_len = f.u32([h[12], h[13], h[14], h[15]]);
         if cap_len > MAX_CAPLEN {
-            return Err(self.fail(start, format!("record caplen {cap_len} exceeds the limit of {MAX_CAPLEN} bytes")));
+            return Err(self.fail(
+                start,
+                format!("record caplen {cap_len} exceeds the limit of {MAX_CAPLEN} bytes"),
+            ));
         }
         // A record longer than the snaplen is cut to it, exactly as libpcap
         // (and so Zeek) reads it: the header's snaplen is what the capture
@@ -142,13 +164,20 @@ impl<R: Read> FrameSource for PcapReader<R> {
         };
         if got < len || skipped < cut {
             let have = got as u64 + skipped;
-            return Err(self.fail(start, format!("truncated record ({have} of {cap_len} captured bytes)")));
+            return Err(self.fail(
+                start,
+                format!("truncated record ({have} of {cap_len} captured bytes)"),
+            ));
         }
         // Both fields are unsigned (pcap spec; Wireshark agrees). libpcap
         // reads them as signed 32-bit, so the two differ only on seconds
         // past 2038 and on invalid fractions >= 2^31. An out-of-range
         // fraction (>= 1 s) is not normalised away, only carried over.
-        let frac_ns = if f.nanos { i64::from(frac) } else { i64::from(frac) * 1000 };
+        let frac_ns = if f.nanos {
+            i64::from(frac)
+        } else {
+            i64::from(frac) * 1000
+        };
         let ts_ns = i64::from(sec) * 1_000_000_000 + frac_ns;
         Ok(Some(Frame {
             ts_ns,
