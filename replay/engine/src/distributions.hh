@@ -1,0 +1,50 @@
+// Seeded random variates for the synthetic sources: packet sizes, ON/OFF
+// periods, inter-arrival times, flow sizes.
+//
+// Written out here rather than taken from <random>: the standard library's
+// distributions are implementation-defined, and a seeded run must give the
+// same packets with every compiler.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "random.hh"
+
+namespace tracelab::engine {
+
+// A non-negative distribution parsed from text such as `64`, `exp(350ms)`,
+// `pareto(1.5, 350ms)` (shape, mean), `bpareto(1.1, 40, 1500)` (shape, min,
+// max; continuous, rounded to integers when sampled as a count) or
+// `bzipf(1.1, 6, 6667)` (discrete, P(k) ∝ k^-(shape+1) on [min, max],
+// ALGORITHMS §11) and `uniform(40, 1500)`.
+// Quantities are either durations (with units, in picoseconds) or plain
+// numbers (bytes with optional B/KB suffix, or packets).
+class Distribution {
+ public:
+  enum class Unit { kTime, kBytes };
+  // Throws SpecError (with `what` in the message) on bad text.
+  static Distribution parse(std::string_view text, Unit unit, const std::string& what);
+
+  double sample(SourceRng& rng) const;
+  // Sample rounded to the nearest integer, at least `floor`.
+  uint64_t sample_count(SourceRng& rng, uint64_t floor = 1) const;
+  double mean() const { return mean_; }
+  const std::string& text() const { return text_; }
+
+ private:
+  enum class Kind { kConst, kExp, kPareto, kBoundedPareto, kBoundedZipf, kUniform };
+  Kind kind_ = Kind::kConst;
+  double a_ = 0, b_ = 0, c_ = 0;  // parameters, meaning by kind
+  double mean_ = 0;
+  std::vector<double> cdf_;        // bounded Zipf: cumulative probabilities from min
+  std::string text_;
+};
+
+// Uniform in (0, 1]: never 0, so -log(u) and u^(-1/a) stay finite.
+inline double open_unit(SourceRng& rng) { return 1.0 - rng.next_double(); }
+
+}  // namespace tracelab::engine

@@ -1,0 +1,42 @@
+// Internal to the element factory (elements.cc, elements_chunking.cc):
+// parameter helpers and the builders of the chunking and MTQ/QTL cores.
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "elements.hh"
+#include "spec.hh"
+
+namespace tracelab::engine::detail {
+
+[[noreturn]] inline void bad(const Spec& s, const std::string& why) { throw SpecError(s.name() + ": " + why); }
+
+// One of a few named values.
+template <typename E>
+E choice(Spec& s, const char* key, const char* fallback, std::initializer_list<std::pair<const char*, E>> options) {
+  const std::string v = s.string(key, fallback);
+  std::string names;
+  for (const auto& o : options) {
+    if (v == o.first) return o.second;
+    names += (names.empty() ? "" : ", ") + std::string(o.first);
+  }
+  bad(s, std::string(key) + "='" + v + "' is not one of " + names);
+}
+
+template <typename T, typename C>
+BuiltCore plain(const C& cfg) {
+  BuiltCore b;
+  b.core = std::make_unique<T>(cfg);
+  return b;
+}
+
+// Defined in elements_chunking.cc (see there why it is a separate file).
+BuiltCore build_basicq(Spec& s, const NodeContext& n);
+BuiltCore build_chumq(Spec& s, const NodeContext& n);
+BuiltCore build_chutq(Spec& s, const NodeContext& n);
+BuiltCore build_mtqqtl(Spec& s, const NodeContext& n);
+
+}  // namespace tracelab::engine::detail

@@ -1,0 +1,542 @@
+#include "engine.hh"
+
+#include <pcap/pcap.h>
+
+#include <chrono>
+#include <stdexcept>
+
+#include "elements.hh"
+#include "sources.hh"
+#include "spec.hh"
+
+namespace tracelab::engine {
+
+namespace {
+
+// Growable FIFO ring: after it has grown to the run's peak, pushes and pops
+// allocate nothing.
+template <class T>
+class Ring {
+ public:
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  const T& front() const { return buf_[head_]; }
+  void push(const T& v) {
+    if (size_ == buf_.size()) grow();
+    buf_[(head_ + size_) & (buf_.size() - 1)] = v;
+    ++size_;
+  }
+  T pop() {
+    T v = buf_[head_];
+    head_ = (head_ + 1) & (buf_.size() - 1);
+    --size_;
+    return v;
+  }
+
+ private:
+  void grow() {
+    std::vector<T> bigger(buf_.empty() ? 64 : buf_.size() * 2);
+    for (size_t i = 0; i < size_; ++i) bigger[i] = buf_[(head_ + i) & (buf_.size() - 1)];
+    buf_.swap(bigger);
+    head_ = 0;
+  }
+  std::vector<T> buf_;
+  size_t head_ = 0, size_ = 0;
+};
+
+// What the engine remembers of a packet while it is in the network; the
+// core's Packet::handle is the index of this record.
+struct Record {
+  Time created = 0;
+  Time node_arrival = 0;
+  Time queued = 0;  // queueing delay accumulated over the nodes crossed so far
+  uint64_t uid = 0;
+  uint32_t length = 0;
+  uint32_t caplen = 0, wire_len = 0;
+  uint8_t cls = 0;
+  uint8_t exit_node = 0;
+  bool measured = false;
+  bool in_use = false;
+};
+
+struct InFlight {
+  Time at;
+  Packet pkt;
+};
+
+}  // namespace
+
+struct Engine::Impl {
+  struct Node;
+
+  // Routes a core's drops back to the engine with the node they happened at.
+  struct Sink final : DropSink {
+    Impl* engine = nullptr;
+    uint32_t node = 0;
+    void on_drop(const Packet& p, DropReason why, Time now) override { engine->dropped_at(node, p, why, now); }
+  };
+
+  struct Node {
+    NodeConfig cfg;
+    BuiltCore built;
+    QueueCore* core = nullptr;
+    Time link_free_at = 0;
+    Time pull_at = kNever;
+    std::vector<Packet> storage;
+    Batch batch;
+    Ring<InFlight> inbound;  // on the wire from the previous node
+    Sink sink;
+    uint64_t offered = 0, transmissions = 0, tx_packets = 0, wire_bytes = 0;
+    uint64_t min_tx = UINT64_MAX, max_tx = 0;
+    Time busy = 0;
+    LevelTracker table;
+  };
+
+  struct Pending {
+    Arrival a;
+    bool valid = false;
+  };
+
+  RunConfig cfg;
+  std::vector<std::unique_ptr<Node>> nodes;
+  std::vector<std::unique_ptr<Source>> sources;
+  std::vector<Pending> pending;
+  std::vector<Record> recs;
+  std::vector<uint32_t> free_slots;
+  std::vector<std::vector<uint8_t>> frames;  // only with out_pcap
+  std::vector<ClassStats> class_stats;
+  Detail detail;
+  pcap_t* dead = nullptr;
+  pcap_dumper_t* dumper = nullptr;
+  int64_t epoch_ns = 0;
+  bool have_epoch = false;
+  bool ran = false;
+  uint64_t offered = 0, delivered = 0, dropped = 0;
+  Time first_arrival = kNever, last_arrival = 0;
+
+  explicit Impl(const RunConfig& c) : cfg(c) {
+    if (cfg.nodes.empty()) throw SpecError("a run needs at least one node");
+    if (cfg.nodes.size() > 255) throw SpecError("at most 255 nodes in series");
+    if (cfg.sources.empty()) throw SpecError("a run needs at least one source");
+    if (cfg.batch_capacity == 0) throw SpecError("batch_capacity must be positive");
+    for (size_t k = 0; k < cfg.nodes.size(); ++k) {
+      auto n = std::make_unique<Node>();
+      n->cfg = cfg.nodes[k];
+      if (n->cfg.rate_bps == 0) throw SpecError("node " + std::to_string(k) + ": link rate must be positive");
+      n->built = make_core(n->cfg.element, NodeContext{n->cfg.rate_bps});
+      n->core = n->built.core.get();
+      n->storage.resize(cfg.batch_capacity);
+      n->batch.packets = n->storage.data();
+      n->batch.capacity = cfg.batch_capacity;
+      n->sink.engine = this;
+      n->sink.node = static_cast<uint32_t>(k);
+      n->core->set_drop_sink(&n->sink);
+      nodes.push_back(std::move(n));
+    }
+    int linktype = -2;
+    for (size_t i = 0; i < cfg.sources.size(); ++i) {
+      SourceContext ctx{cfg.nodes[0].rate_bps, cfg.seed, static_cast<uint32_t>(i),
+                        static_cast<uint32_t>(cfg.nodes.size())};
+      sources.push_back(make_source(cfg.sources[i], ctx));
+      if (!sources.back()->bounded() && cfg.until == kNever)
+        throw SpecError("source '" + cfg.sources[i] + "' never ends: give it stop= or count=, or set until");
+      const int lt = sources.back()->linktype();
+      if (!cfg.out_pcap.empty() && (lt < 0 || (linktype != -2 && lt != linktype)))
+        throw SpecError("out_pcap needs every source to be a pcap of one link type ('" + cfg.sources[i] + "')");
+      linktype = lt;
+    }
+    if (cfg.classes.size() > 256) throw SpecError("at most 256 classes");
+    for (size_t c = 0; c < cfg.classes.size(); ++c) {
+      const Time mtq = cfg.classes[c].mtq;
+      // The MTQ header field carries whole microseconds (mtq_qtl.hh).
+      if (mtq != kNever && (mtq % kMicrosecond != 0 || mtq / kMicrosecond >= 0xffff))
+        throw SpecError("class " + std::to_string(c) + ": mtq must be whole microseconds below 65.535 ms");
+      stats_for(static_cast<uint8_t>(c));
+    }
+    if (!cfg.out_pcap.empty()) {
+      dead = pcap_open_dead_with_tstamp_precision(linktype, 262144, PCAP_TSTAMP_PRECISION_NANO);
+      dumper = dead ? pcap_dump_open(dead, cfg.out_pcap.c_str()) : nullptr;
+      if (!dumper)
+        throw std::runtime_error("cannot write '" + cfg.out_pcap + "': " + (dead ? pcap_geterr(dead) : "pcap"));
+    }
+    pending.resize(sources.size());
+  }
+
+  ~Impl() {
+    if (dumper) pcap_dump_close(dumper);
+    if (dead) pcap_close(dead);
+  }
+
+  ClassStats& stats_for(uint8_t cls) {
+    while (cls >= class_stats.size()) {
+      class_stats.emplace_back(cfg.max_delay_samples);
+      const size_t c = class_stats.size() - 1;
+      class_stats.back().budget = c < cfg.classes.size() ? cfg.classes[c].budget : kNever;
+    }
+    return class_stats[cls];
+  }
+
+  uint32_t allocate() {
+    if (free_slots.empty()) {
+      recs.emplace_back();
+      if (dumper) frames.emplace_back();
+      return static_cast<uint32_t>(recs.size() - 1);
+    }
+    const uint32_t s = free_slots.back();
+    free_slots.pop_back();
+    return s;
+  }
+  void release(uint32_t slot) {
+    recs[slot].in_use = false;
+    free_slots.push_back(slot);
+  }
+
+  void refill(size_t i) { pending[i].valid = sources[i]->next(pending[i].a); }
+
+  // ------------------------------------------------------------ events
+
+  void offer(uint32_t k, Packet& p, Time now) {
+    Node& n = *nodes[k];
+    recs[p.handle].node_arrival = now;
+    p.arrival = now;
+    ++n.offered;
+    n.core->enqueue(p, now);
+    if (n.built.flow_table_size) n.table.set(now, n.built.flow_table_size());
+    if (n.link_free_at > now) return;  // the link pulls when it is free
+    // An idle link pulls at once: the same as a pull event at `now`, which
+    // would be the next event anyway, without a trip through the loop.
+    n.pull_at = n.core->next_ready(now);
+    if (n.pull_at == now) pull(k, now);
+  }
+
+  void from_source(size_t i, Time now) {
+    Arrival& a = pending[i].a;
+    Source& src = *sources[i];
+    if (offered == 0) {
+      first_arrival = now;
+      for (auto& n : nodes) n->table.start(now);
+    }
+    last_arrival = now;
+    const uint32_t slot = allocate();
+    Record& r = recs[slot];
+    r.created = now;
+    r.queued = 0;
+    r.uid = offered++;
+    r.length = a.pkt.length;
+    r.cls = a.pkt.cls;
+    r.exit_node = static_cast<uint8_t>(src.last_node());
+    r.measured = now >= cfg.measure_from && now < cfg.measure_until;
+    r.in_use = true;
+    if (dumper) {
+      frames[slot].assign(a.data, a.data + a.caplen);
+      r.caplen = a.caplen;
+      r.wire_len = a.wire_len;
+      if (!have_epoch) {
+        epoch_ns = a.ts_sec * 1000000000LL + a.ts_nsec - now / kNanosecond;
+        have_epoch = true;
+      }
+    }
+    ClassStats& cs = stats_for(r.cls);
+    if (r.measured) {
+      ++cs.offered;
+      cs.offered_bytes += r.length;
+    }
+    if (cfg.detail) {
+      detail.source.push_back(static_cast<uint32_t>(i));
+      detail.length.push_back(r.length);
+      detail.cls.push_back(r.cls);
+      detail.fate.push_back(255);
+      detail.node.push_back(0);
+      detail.created.push_back(now);
+      detail.end.push_back(0);
+      detail.queue_delay.push_back(0);
+    }
+    Packet p = a.pkt;
+    p.handle = slot;
+    if (r.cls < cfg.classes.size()) {
+      const ClassConfig& cc = cfg.classes[r.cls];
+      if (cc.qtl != kNever) {
+        p.budget = cc.qtl;
+        p.flags |= kFlagHasQtl;
+      } else {
+        p.budget = cc.budget;
+      }
+      if (cc.mtq != kNever) {
+        p.mtq = static_cast<uint16_t>(cc.mtq / kMicrosecond);
+        p.flags |= kFlagHasMtq;
+      }
+    }
+    offer(src.first_node(), p, now);
+    refill(i);
+  }
+
+  void pull(uint32_t k, Time now) {
+    Node& n = *nodes[k];
+    const bool got = n.core->dequeue(now, n.batch);
+    if (n.built.flow_table_size) n.table.set(now, n.built.flow_table_size());
+    if (!got) {
+      const Time next = n.core->next_ready(now);
+      if (next <= now)
+        throw std::logic_error("node " + std::to_string(k) + " (" + n.cfg.element +
+                               "): next_ready() says ready but dequeue() returned nothing");
+      n.pull_at = next;
+      return;
+    }
+    if (n.batch.count == 0 || n.batch.count > n.batch.capacity)
+      throw std::logic_error("node " + std::to_string(k) + " (" + n.cfg.element + "): dequeue() returned a bad batch");
+    const uint64_t bytes = uint64_t{n.batch.wire_bytes} + n.cfg.overhead_bytes;
+    const Time ser = serialization_time(bytes, n.cfg.rate_bps);
+    const Time end = now + ser;
+    n.link_free_at = n.pull_at = end;
+    n.busy += ser;
+    ++n.transmissions;
+    n.tx_packets += n.batch.count;
+    n.wire_bytes += n.batch.wire_bytes;
+    if (n.batch.wire_bytes < n.min_tx) n.min_tx = n.batch.wire_bytes;
+    if (n.batch.wire_bytes > n.max_tx) n.max_tx = n.batch.wire_bytes;
+    const Time arrive = end + n.cfg.prop_delay;
+    for (uint32_t j = 0; j < n.batch.count; ++j) {
+      const Packet& p = n.batch.packets[j];
+      Record& r = recs[p.handle];
+      r.queued += now - r.node_arrival;
+      if (r.exit_node == k) {
+        deliver(p.handle, k, arrive);
+      } else {
+        nodes[k + 1]->inbound.push({arrive, p});
+      }
+    }
+  }
+
+  void deliver(uint64_t slot, uint32_t k, Time t) {
+    Record& r = recs[slot];
+    ++delivered;
+    if (r.measured) {
+      ClassStats& cs = class_stats[r.cls];
+      ++cs.delivered;
+      cs.delivered_bytes += r.length;
+      cs.queue_delay.add(r.queued);
+      cs.latency.add(t - r.created);
+      if (r.queued > cs.budget) {
+        ++cs.violations;
+        cs.excess.add(r.queued - cs.budget);
+      }
+    }
+    if (cfg.detail) {
+      detail.fate[r.uid] = 0;
+      detail.node[r.uid] = static_cast<uint8_t>(k);
+      detail.end[r.uid] = t;
+      detail.queue_delay[r.uid] = r.queued;
+    }
+    if (dumper && k + 1 == nodes.size()) {
+      const int64_t ns = epoch_ns + t / kNanosecond;
+      pcap_pkthdr h{};
+      h.ts.tv_sec = ns / 1000000000LL;
+      h.ts.tv_usec = ns % 1000000000LL;  // nanoseconds: the dump was opened with nano precision
+      h.caplen = r.caplen;
+      h.len = r.wire_len;
+      pcap_dump(reinterpret_cast<u_char*>(dumper), &h, frames[slot].data());
+    }
+    release(static_cast<uint32_t>(slot));
+  }
+
+  void dropped_at(uint32_t k, const Packet& p, DropReason why, Time now) {
+    Record& r = recs[p.handle];
+    if (!r.in_use) throw std::logic_error("node " + std::to_string(k) + ": drop of a packet not in the network");
+    ++dropped;
+    if (r.measured) ++class_stats[r.cls].dropped[static_cast<int>(why)];
+    if (cfg.detail) {
+      detail.fate[r.uid] = static_cast<uint8_t>(1 + static_cast<int>(why));
+      detail.node[r.uid] = static_cast<uint8_t>(k);
+      detail.end[r.uid] = now;
+      detail.queue_delay[r.uid] = r.queued;
+    }
+    release(static_cast<uint32_t>(p.handle));
+  }
+
+  // ------------------------------------------------------------ loop
+
+  Time loop() {
+    enum Kind { kNone, kPull, kArrive, kSource };
+    Time now = 0;
+    for (;;) {
+      Time best = kNever;
+      Kind kind = kNone;
+      size_t which = 0;
+      // Strict '<' in this order gives pulls, then link arrivals, then
+      // source arrivals at equal times (see engine.hh).
+      for (size_t k = 0; k < nodes.size(); ++k)
+        if (nodes[k]->pull_at < best) best = nodes[k]->pull_at, kind = kPull, which = k;
+      for (size_t k = 1; k < nodes.size(); ++k)
+        if (!nodes[k]->inbound.empty() && nodes[k]->inbound.front().at < best)
+          best = nodes[k]->inbound.front().at, kind = kArrive, which = k;
+      for (size_t i = 0; i < pending.size(); ++i)
+        if (pending[i].valid && pending[i].a.pkt.arrival < best)
+          best = pending[i].a.pkt.arrival, kind = kSource, which = i;
+      if (kind == kNone) return now;
+      if (best > cfg.until) return cfg.until;
+      if (best < now) throw std::logic_error("event in the past: a source or core went back in time");
+      now = best;
+      switch (kind) {
+        case kPull:
+          pull(static_cast<uint32_t>(which), now);
+          break;
+        case kArrive: {
+          InFlight f = nodes[which]->inbound.pop();
+          offer(static_cast<uint32_t>(which), f.pkt, now);
+          break;
+        }
+        case kSource:
+          from_source(which, now);
+          break;
+        case kNone:
+          break;
+      }
+    }
+  }
+
+  RunResult run() {
+    if (ran) throw std::logic_error("Engine::run() can be called once");
+    ran = true;
+    const auto wall0 = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < sources.size(); ++i) refill(i);
+    const Time end = loop();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    if (dumper) pcap_dump_flush(dumper);
+    return result(end, wall);
+  }
+
+  static ClassResult class_result(ClassStats& s, const std::string& name, uint64_t queued) {
+    ClassResult c;
+    c.name = name;
+    c.budget = s.budget;
+    c.offered = s.offered;
+    c.offered_bytes = s.offered_bytes;
+    c.delivered = s.delivered;
+    c.delivered_bytes = s.delivered_bytes;
+    for (int d = 0; d < kDropReasons; ++d) c.dropped[d] = s.dropped[d];
+    c.dropped_total = s.dropped_total();
+    c.queued_end = queued;
+    c.violations = s.violations;
+    c.r_v = s.delivered ? static_cast<double>(s.violations) / static_cast<double>(s.delivered) : 0;
+    c.eplr = s.offered ? static_cast<double>(c.dropped_total + s.violations) / static_cast<double>(s.offered) : 0;
+    c.queue_delay = s.queue_delay.summarize();
+    c.latency = s.latency.summarize();
+    c.excess = s.excess.summarize();
+    return c;
+  }
+
+  RunResult result(Time end, double wall) {
+    RunResult res;
+    res.offered = offered;
+    res.delivered = delivered;
+    res.dropped = dropped;
+    res.first_arrival = offered ? first_arrival : 0;
+    res.last_arrival = last_arrival;
+    res.end_time = end;
+    std::vector<uint64_t> queued_by_class(class_stats.size(), 0);
+    uint64_t in_use = 0, queued_measured = 0;
+    for (const Record& r : recs) {
+      if (!r.in_use) continue;
+      ++in_use;
+      if (r.measured) {
+        ++queued_by_class[r.cls];
+        ++queued_measured;
+      }
+    }
+    std::string broken;
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      Node& n = *nodes[k];
+      const Counters& c = n.core->counters();
+      const uint64_t len = n.core->length_packets();
+      res.queued += len;
+      res.in_flight += n.inbound.size();
+      if (c.offered != n.offered || c.offered != c.served + c.dropped_total() + len)
+        broken += "node " + std::to_string(k) + ": engine offered " + std::to_string(n.offered) + ", core offered " +
+                  std::to_string(c.offered) + " != served " + std::to_string(c.served) + " + dropped " +
+                  std::to_string(c.dropped_total()) + " + queued " + std::to_string(len) + "; ";
+    }
+    if (offered != delivered + dropped + res.queued + res.in_flight || in_use != res.queued + res.in_flight)
+      broken += "offered " + std::to_string(offered) + " != delivered " + std::to_string(delivered) + " + dropped " +
+                std::to_string(dropped) + " + queued " + std::to_string(res.queued) + " + in flight " +
+                std::to_string(res.in_flight) + " (records in use " + std::to_string(in_use) + "); ";
+    if (!broken.empty()) throw ConservationError("conservation violated: " + broken);
+
+    for (size_t c = 0; c < class_stats.size(); ++c) {
+      const std::string name = c < cfg.classes.size() && !cfg.classes[c].name.empty() ? cfg.classes[c].name
+                                                                                      : "class" + std::to_string(c);
+      res.classes.push_back(class_result(class_stats[c], name, queued_by_class[c]));
+    }
+    // "all" is the union of the classes, merged once here rather than
+    // recorded twice per packet.
+    ClassStats overall(cfg.max_delay_samples);
+    for (const ClassStats& cs : class_stats) {
+      overall.offered += cs.offered;
+      overall.offered_bytes += cs.offered_bytes;
+      overall.delivered += cs.delivered;
+      overall.delivered_bytes += cs.delivered_bytes;
+      for (int d = 0; d < kDropReasons; ++d) overall.dropped[d] += cs.dropped[d];
+      overall.violations += cs.violations;
+      overall.queue_delay.merge(cs.queue_delay);
+      overall.latency.merge(cs.latency);
+      overall.excess.merge(cs.excess);
+    }
+    res.overall = class_result(overall, "all", queued_measured);
+
+    if (cfg.measure_until != kNever) {
+      res.span = cfg.measure_until - cfg.measure_from;
+    } else {
+      res.span = last_arrival > res.first_arrival ? last_arrival - res.first_arrival : end - res.first_arrival;
+    }
+    const double span_s = res.span > 0 ? static_cast<double>(res.span) * 1e-12 : 0;
+    for (auto& np : nodes) {
+      Node& n = *np;
+      n.table.finish(end);
+      const Counters& c = n.core->counters();
+      NodeResult r;
+      r.element = n.cfg.element;
+      r.rate_bps = n.cfg.rate_bps;
+      r.prop_delay = n.cfg.prop_delay;
+      r.offered = c.offered;
+      r.enqueued = c.enqueued;
+      r.served = c.served;
+      for (int d = 0; d < kDropReasons; ++d) r.dropped[d] = c.dropped[d];
+      r.queued_end = n.core->length_packets();
+      r.highwater_packets = c.highwater_packets;
+      r.highwater_bytes = c.highwater_bytes;
+      r.transmissions = n.transmissions;
+      r.wire_bytes = n.wire_bytes;
+      if (n.transmissions) {
+        r.mean_transmission_bytes = static_cast<double>(n.wire_bytes) / static_cast<double>(n.transmissions);
+        r.mean_packets_per_transmission = static_cast<double>(n.tx_packets) / static_cast<double>(n.transmissions);
+        r.min_transmission_bytes = n.min_tx;
+        r.max_transmission_bytes = n.max_tx;
+      }
+      r.busy = n.busy;
+      if (span_s > 0) {
+        r.utilization = static_cast<double>(n.busy) * 1e-12 / span_s;
+        r.eta = static_cast<double>(n.transmissions) / span_s / cfg.router_pps;
+        r.out_bps = static_cast<double>(n.wire_bytes) * 8 / span_s;
+      }
+      r.has_flow_table = static_cast<bool>(n.built.flow_table_size);
+      r.flow_table_mean = n.table.mean();
+      r.flow_table_max = n.table.max();
+      r.flow_table_time_at = n.table.time_at_level();
+      res.nodes.push_back(std::move(r));
+    }
+    if (span_s > 0) {
+      res.mpps_in = static_cast<double>(offered) / span_s / 1e6;
+      res.mpps_out = static_cast<double>(nodes.back()->transmissions) / span_s / 1e6;
+    }
+    res.wall_seconds = wall;
+    res.wall_mpps = wall > 0 ? static_cast<double>(offered) / wall / 1e6 : 0;
+    for (auto& s : sources) res.sources.emplace_back(s->spec(), s->counts());
+    res.detail = std::move(detail);
+    return res;
+  }
+};
+
+Engine::Engine(const RunConfig& cfg) : impl_(std::make_unique<Impl>(cfg)) {}
+Engine::~Engine() = default;
+RunResult Engine::run() { return impl_->run(); }
+
+}  // namespace tracelab::engine

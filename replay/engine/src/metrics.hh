@@ -1,0 +1,131 @@
+// Per-class and per-node measurements of a run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "queue_core.hh"
+
+namespace tracelab::engine {
+
+// Log-linear histogram of non-negative integers (picoseconds, bytes): exact
+// below 2^kSubBits, above that 2^kSubBits buckets per power of two, so any
+// value is known to within a relative 2^-kSubBits (0.2 %).
+class LogHistogram {
+ public:
+  static constexpr int kSubBits = 9;
+  LogHistogram() : counts_(static_cast<size_t>(64 - kSubBits + 1) << kSubBits, 0) {}
+  void add(uint64_t v) { ++counts_[index(v)]; }
+  void merge(const LogHistogram& o) {
+    for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += o.counts_[i];
+  }
+  // Nearest-rank quantile: the upper edge of the bucket holding rank ceil(q*n).
+  uint64_t quantile(double q, uint64_t n) const;
+
+  static size_t index(uint64_t v) {
+    if (v < (1ULL << kSubBits)) return static_cast<size_t>(v);
+    const int m = 63 - __builtin_clzll(v);
+    return (static_cast<size_t>(m - kSubBits + 1) << kSubBits) | ((v >> (m - kSubBits)) & ((1ULL << kSubBits) - 1));
+  }
+  static uint64_t upper_edge(size_t idx) {
+    if (idx < (1ULL << kSubBits)) return idx;
+    const int m = static_cast<int>(idx >> kSubBits) + kSubBits - 1;
+    const uint64_t sub = idx & ((1ULL << kSubBits) - 1);
+    const uint64_t lower = ((1ULL << kSubBits) + sub) << (m - kSubBits);
+    return lower + ((1ULL << (m - kSubBits)) - 1);
+  }
+
+ private:
+  std::vector<uint64_t> counts_;
+};
+
+struct Quantiles {
+  uint64_t count = 0;
+  double mean = 0;
+  int64_t min = 0, max = 0;
+  int64_t p50 = 0, p90 = 0, p99 = 0, p999 = 0;
+  bool exact = true;  // false: from the histogram (relative error <= 0.2 %)
+};
+
+// Delays (or sizes) of a population: exact quantiles from the sorted values
+// while there are at most `max_samples`, the histogram beyond.
+class Distribution1D {
+ public:
+  explicit Distribution1D(uint64_t max_samples) : max_samples_(max_samples) {}
+  void add(int64_t v) {
+    if (n_ < max_samples_) samples_.push_back(v);
+    hist_.add(static_cast<uint64_t>(v < 0 ? 0 : v));
+    ++n_;
+    sum_ += v;
+    if (n_ == 1 || v < min_) min_ = v;
+    if (n_ == 1 || v > max_) max_ = v;
+  }
+  uint64_t count() const { return n_; }
+  // Adds every value of `other` (the population "all classes").
+  void merge(const Distribution1D& other);
+  Quantiles summarize();  // sorts the samples in place
+
+ private:
+  uint64_t max_samples_;
+  std::vector<int64_t> samples_;
+  LogHistogram hist_;
+  uint64_t n_ = 0;
+  __int128 sum_ = 0;
+  int64_t min_ = 0, max_ = 0;
+};
+
+// A quantity that changes over time (flow-table size): time-weighted mean,
+// maximum, and the time spent at each level.
+class LevelTracker {
+ public:
+  void start(Time t) { last_t_ = t; }
+  void set(Time t, uint64_t level) {
+    if (level == level_) return;
+    account(t);
+    level_ = level;
+    if (level > max_) max_ = level;
+  }
+  void finish(Time t) { account(t); }
+  double mean() const { return total_ > 0 ? static_cast<double>(area_ / total_) : 0; }
+  uint64_t max() const { return max_; }
+  const std::vector<Time>& time_at_level() const { return time_at_; }
+
+ private:
+  void account(Time t) {
+    if (t <= last_t_) return;
+    const Time dt = t - last_t_;
+    area_ += static_cast<long double>(dt) * level_;
+    total_ += dt;
+    if (level_ >= time_at_.size()) time_at_.resize(level_ + 1, 0);
+    time_at_[level_] += dt;
+    last_t_ = t;
+  }
+  Time last_t_ = 0;
+  uint64_t level_ = 0, max_ = 0;
+  long double area_ = 0;
+  Time total_ = 0;
+  std::vector<Time> time_at_;
+};
+
+constexpr int kDropReasons = static_cast<int>(DropReason::kCount);
+
+// Counters and distributions of one traffic class (or of all traffic).
+struct ClassStats {
+  explicit ClassStats(uint64_t max_samples) : queue_delay(max_samples), latency(max_samples), excess(max_samples) {}
+  uint64_t offered = 0, offered_bytes = 0;
+  uint64_t delivered = 0, delivered_bytes = 0;
+  uint64_t dropped[kDropReasons] = {0, 0, 0, 0};
+  uint64_t violations = 0;     // delivered with total queueing delay > budget
+  Time budget = kNever;
+  Distribution1D queue_delay;  // sum over nodes of (transmission start - arrival at the node)
+  Distribution1D latency;      // delivery (last bit + propagation) - creation
+  Distribution1D excess;       // queueing delay - budget, of the violating packets
+  uint64_t dropped_total() const {
+    uint64_t s = 0;
+    for (uint64_t d : dropped) s += d;
+    return s;
+  }
+};
+
+}  // namespace tracelab::engine

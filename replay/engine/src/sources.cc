@@ -1,0 +1,547 @@
+#include "sources.hh"
+
+#include <arpa/inet.h>
+#include <pcap/pcap.h>
+
+#include <cmath>
+#include <cstring>
+#include <queue>
+#include <stdexcept>
+
+#include "decode.hh"
+#include "distributions.hh"
+#include "random.hh"
+#include "spec.hh"
+
+namespace tracelab::engine {
+
+namespace {
+
+// A packets- or flows-per-second value: 312500, 1.5M, 2.5e5.
+double parse_per_second(Spec& s, const char* key) {
+  const std::string v = s.string(key, "");
+  uint64_t n = 0;
+  if (parse_count(v, n) && n > 0) return static_cast<double>(n);
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size() || !(d > 0))
+    throw SpecError(s.name() + ": " + key + "='" + v + "' is not a positive rate (e.g. 1.5M, 312500)");
+  return d;
+}
+
+// ---------------------------------------------------------------- class rules
+
+// `dscp=46->0; port=5060->1; net=10.0.0.0/8->2; size<=200->1; else->3`:
+// the first rule that matches gives the class; no match gives class 0.
+class ClassRules {
+ public:
+  void parse(const std::string& text);
+  uint8_t classify(const Decoded& d) const;
+
+ private:
+  enum class Field : uint8_t { kDscp, kPort, kSport, kDport, kProto, kNet, kSrc, kDst, kSizeLe, kSizeLt, kSizeGe, kSizeGt, kElse };
+  struct Rule {
+    Field field;
+    uint32_t value = 0;
+    uint8_t version = 0;  // for CIDR rules
+    uint8_t addr[16] = {0};
+    uint32_t prefix = 0;
+    uint8_t cls = 0;
+  };
+  static bool in_net(const Rule& r, const Decoded& d, const uint8_t* addr) {
+    if (d.ip_version != r.version) return false;
+    uint32_t bits = r.prefix;
+    for (int i = 0; bits > 0; ++i, bits = bits >= 8 ? bits - 8 : 0) {
+      const uint8_t mask = bits >= 8 ? 0xff : static_cast<uint8_t>(0xff << (8 - bits));
+      if ((addr[i] & mask) != (r.addr[i] & mask)) return false;
+    }
+    return true;
+  }
+  std::vector<Rule> rules_;
+};
+
+void ClassRules::parse(const std::string& text) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find(';', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(pos, end - pos);
+    pos = end + 1;
+    while (!item.empty() && item.front() == ' ') item.erase(0, 1);
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (item.empty()) continue;
+    auto bad = [&](const std::string& why) {
+      throw SpecError("class rule '" + item + "': " + why +
+                      " (form: MATCH->CLASS; MATCH = dscp=N, port=N, sport=N, dport=N, proto=tcp|udp|N, "
+                      "net=CIDR, src=CIDR, dst=CIDR, size<=N, size<N, size>=N, size>N, else)");
+    };
+    const size_t arrow = item.find("->");
+    if (arrow == std::string::npos) bad("missing '->CLASS'");
+    Rule r;
+    uint64_t cls = 0;
+    if (!parse_count(item.substr(arrow + 2), cls) || cls > 255) bad("class must be 0..255");
+    r.cls = static_cast<uint8_t>(cls);
+    const std::string match = item.substr(0, arrow);
+    static const struct { const char* prefix; Field field; } kForms[] = {
+        {"size<=", Field::kSizeLe}, {"size>=", Field::kSizeGe}, {"size<", Field::kSizeLt}, {"size>", Field::kSizeGt},
+        {"dscp=", Field::kDscp},    {"sport=", Field::kSport},  {"dport=", Field::kDport}, {"port=", Field::kPort},
+        {"proto=", Field::kProto},  {"net=", Field::kNet},      {"src=", Field::kSrc},     {"dst=", Field::kDst}};
+    bool found = false;
+    if (match == "else") {
+      r.field = Field::kElse;
+      found = true;
+    }
+    for (const auto& f : kForms) {
+      if (found || match.rfind(f.prefix, 0) != 0) continue;
+      found = true;
+      r.field = f.field;
+      const std::string v = match.substr(std::strlen(f.prefix));
+      uint64_t n = 0;
+      if (f.field == Field::kNet || f.field == Field::kSrc || f.field == Field::kDst) {
+        const size_t slash = v.find('/');
+        const std::string host = v.substr(0, slash);
+        if (inet_pton(AF_INET, host.c_str(), r.addr) == 1) {
+          r.version = 4;
+        } else if (inet_pton(AF_INET6, host.c_str(), r.addr) == 1) {
+          r.version = 6;
+        } else {
+          bad("'" + host + "' is not an IPv4 or IPv6 address");
+        }
+        const uint32_t max_prefix = r.version == 4 ? 32 : 128;
+        r.prefix = max_prefix;
+        if (slash != std::string::npos && (!parse_count(v.substr(slash + 1), n) || n > max_prefix))
+          bad("bad prefix length");
+        if (slash != std::string::npos) r.prefix = static_cast<uint32_t>(n);
+      } else if (f.field == Field::kProto && (v == "tcp" || v == "udp" || v == "icmp")) {
+        r.value = v == "tcp" ? 6 : v == "udp" ? 17 : 1;
+      } else {
+        if (!parse_count(v, n) || n > 0xffffffffULL) bad("'" + v + "' is not a number");
+        r.value = static_cast<uint32_t>(n);
+      }
+    }
+    if (!found) bad("unknown match");
+    rules_.push_back(r);
+  }
+}
+
+uint8_t ClassRules::classify(const Decoded& d) const {
+  for (const Rule& r : rules_) {
+    bool hit = false;
+    switch (r.field) {
+      case Field::kDscp: hit = d.dscp == r.value; break;
+      case Field::kPort: hit = d.has_ports && (d.sport == r.value || d.dport == r.value); break;
+      case Field::kSport: hit = d.has_ports && d.sport == r.value; break;
+      case Field::kDport: hit = d.has_ports && d.dport == r.value; break;
+      case Field::kProto: hit = d.proto == r.value; break;
+      case Field::kNet: hit = in_net(r, d, d.src) || in_net(r, d, d.dst); break;
+      case Field::kSrc: hit = in_net(r, d, d.src); break;
+      case Field::kDst: hit = in_net(r, d, d.dst); break;
+      case Field::kSizeLe: hit = d.ip_length <= r.value; break;
+      case Field::kSizeLt: hit = d.ip_length < r.value; break;
+      case Field::kSizeGe: hit = d.ip_length >= r.value; break;
+      case Field::kSizeGt: hit = d.ip_length > r.value; break;
+      case Field::kElse: hit = true; break;
+    }
+    if (hit) return r.cls;
+  }
+  return 0;
+}
+
+uint8_t tcp_packet_flags(const Decoded& d) {
+  if (d.proto != 6 || !d.has_ports) return 0;
+  uint8_t f = kFlagTcp;
+  const bool syn = d.tcp_flags & 0x02, fin = d.tcp_flags & 0x01, rst = d.tcp_flags & 0x04, ack = d.tcp_flags & 0x10;
+  if (syn) f |= kFlagSyn;
+  if (fin) f |= kFlagFin;
+  if (ack && !syn && !fin && !rst && d.tcp_payload == 0) f |= kFlagPureAck;
+  return f;
+}
+
+// ---------------------------------------------------------------- pcap
+
+class PcapFile {
+ public:
+  explicit PcapFile(const std::string& path) : path_(path) {
+    char err[PCAP_ERRBUF_SIZE] = {0};
+    p_ = pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, err);
+    if (!p_) throw std::runtime_error("cannot read pcap '" + path + "': " + err);
+  }
+  ~PcapFile() { pcap_close(p_); }
+  PcapFile(const PcapFile&) = delete;
+  PcapFile& operator=(const PcapFile&) = delete;
+  int linktype() const { return pcap_datalink(p_); }
+  // 1 = a packet, 0 = end of file; throws on a read error (e.g. a truncated record).
+  bool next(pcap_pkthdr*& hdr, const u_char*& data) {
+    const int r = pcap_next_ex(p_, &hdr, &data);
+    if (r == 1) return true;
+    if (r == PCAP_ERROR_BREAK) return false;
+    throw std::runtime_error("pcap '" + path_ + "': " + pcap_geterr(p_) + " (after packet " +
+                             std::to_string(read_) + ")");
+  }
+  uint64_t read_ = 0;
+
+ private:
+  std::string path_;
+  pcap_t* p_ = nullptr;
+};
+
+int64_t ts_ns(const pcap_pkthdr* h) {
+  return static_cast<int64_t>(h->ts.tv_sec) * 1000000000LL + h->ts.tv_usec;  // tv_usec holds ns here
+}
+
+class PcapSource final : public Source {
+ public:
+  PcapSource(Spec& s, const SourceContext& ctx) {
+    path_ = s.string("path", "");
+    if (path_.empty()) throw SpecError("pcap: path= is required");
+    rules_.parse(s.string("classes", ""));
+    start_ = s.time("start", 0);
+    limit_ = s.count("count", 0);
+    const bool by_speed = s.has("speed"), by_rate = s.has("rate"), by_load = s.has("load");
+    if (by_speed + by_rate + by_load > 1) throw SpecError("pcap: give at most one of speed=, rate=, load=");
+    const double speed = s.real("speed", 1.0);
+    const uint64_t rate = s.rate("rate", 0);
+    const double load = s.real("load", 0.0);
+    const uint64_t link = s.rate("link", ctx.link_bps);
+    if (by_speed && !(speed > 0)) throw SpecError("pcap: speed must be positive");
+    if (by_load && !(load > 0)) throw SpecError("pcap: load must be positive");
+    file_ = std::make_unique<PcapFile>(path_);
+    if (!linktype_supported(file_->linktype()))
+      throw std::runtime_error("pcap '" + path_ + "': link type " + std::to_string(file_->linktype()) +
+                               " is not supported (Ethernet, raw IP, loopback, Linux SLL/SLL2 are)");
+    if (by_speed) scale_ = 1.0 / speed;
+    if (by_rate || by_load) {
+      const double target = by_rate ? static_cast<double>(rate) : load * static_cast<double>(link);
+      scale_ = recorded_bps() / target;
+      file_ = std::make_unique<PcapFile>(path_);  // rewind
+    }
+  }
+
+  bool next(Arrival& a) override {
+    pcap_pkthdr* h = nullptr;
+    const u_char* data = nullptr;
+    for (;;) {
+      if (limit_ && emitted_ >= limit_) return false;
+      if (!file_->next(h, data)) return false;
+      ++file_->read_;
+      Decoded d;
+      const DecodeResult r = decode_frame(file_->linktype(), data, h->caplen, h->len, d);
+      if (r != DecodeResult::kOk) {
+        ++skipped_[static_cast<int>(r)];
+        continue;
+      }
+      const int64_t ns = ts_ns(h);
+      if (!have_first_) {
+        first_ns_ = ns;
+        have_first_ = true;
+      }
+      int64_t rel = ns - first_ns_;
+      if (rel < last_rel_) {  // a timestamp going backwards: replay it at the previous time
+        ++backwards_;
+        rel = last_rel_;
+      }
+      last_rel_ = rel;
+      Time t = rel * kNanosecond;
+      if (scale_ != 1.0) t = static_cast<Time>(std::llround(static_cast<double>(t) * scale_));
+      a.pkt = Packet{};
+      a.pkt.arrival = start_ + t;
+      a.pkt.length = d.ip_length;
+      a.pkt.flow_hash = d.flow_hash;
+      a.pkt.conn_hash = d.conn_hash;
+      a.pkt.tcp_seq = d.tcp_seq;
+      a.pkt.tcp_ack = d.tcp_ack;
+      a.pkt.flags = tcp_packet_flags(d);
+      a.pkt.cls = rules_.classify(d);
+      a.data = data;
+      a.caplen = h->caplen;
+      a.wire_len = h->len;
+      a.ts_sec = h->ts.tv_sec;
+      a.ts_nsec = h->ts.tv_usec;
+      ++emitted_;
+      return true;
+    }
+  }
+
+  std::vector<std::pair<std::string, uint64_t>> counts() const override {
+    std::vector<std::pair<std::string, uint64_t>> c = {{"read", file_->read_}, {"replayed", emitted_}};
+    for (int r = 1; r < 4; ++r) c.emplace_back(std::string("skipped_") + decode_result_name(DecodeResult(r)), skipped_[r]);
+    c.emplace_back("timestamp_backwards_clamped", backwards_);
+    return c;
+  }
+  int linktype() const override { return file_->linktype(); }
+  bool bounded() const override { return true; }
+
+ private:
+  // Mean bit rate of the IP packets of the file over its recorded span.
+  double recorded_bps() {
+    pcap_pkthdr* h = nullptr;
+    const u_char* data = nullptr;
+    double bits = 0;
+    int64_t first = 0, last = 0;
+    bool any = false;
+    while (file_->next(h, data)) {
+      Decoded d;
+      if (decode_frame(file_->linktype(), data, h->caplen, h->len, d) != DecodeResult::kOk) continue;
+      const int64_t ns = ts_ns(h);
+      if (!any) first = last = ns;
+      any = true;
+      if (ns > last) last = ns;
+      bits += 8.0 * d.ip_length;
+    }
+    if (!any || last == first)
+      throw SpecError("pcap '" + path_ + "': cannot time-scale a trace whose IP packets span zero time");
+    return bits / (static_cast<double>(last - first) * 1e-9);
+  }
+
+  std::string path_;
+  std::unique_ptr<PcapFile> file_;
+  ClassRules rules_;
+  Time start_ = 0;
+  uint64_t limit_ = 0, emitted_ = 0, backwards_ = 0;
+  uint64_t skipped_[4] = {0, 0, 0, 0};
+  double scale_ = 1.0;
+  bool have_first_ = false;
+  int64_t first_ns_ = 0, last_rel_ = 0;
+};
+
+// ---------------------------------------------------------------- synthetic
+
+// What every synthetic source shares: class, sizes, flow identities, window.
+struct SyntheticCommon {
+  SyntheticCommon(Spec& s, const SourceContext& ctx, const char* size_default)
+      : rng(s.count("seed", mix64(ctx.seed * 0x100000001b3ULL + ctx.index))),
+        size(Distribution::parse(s.string("size", size_default), Distribution::Unit::kBytes, s.name() + " size")) {
+    const uint64_t c = s.count("cls", 0);
+    if (c > 255) throw SpecError(s.name() + ": cls must be 0..255");
+    cls = static_cast<uint8_t>(c);
+    start = s.time("start", 0);
+    stop = s.time("stop", kNever);
+    count = s.count("count", 0);
+    if (stop <= start) throw SpecError(s.name() + ": stop must be after start");
+    salt = mix64(ctx.index + 0x5eed) ^ ctx.seed;
+    link = s.rate("link", ctx.link_bps);
+  }
+  bool done(Time t) const { return t >= stop || (count && emitted >= count); }
+  void fill(Arrival& a, Time t, uint64_t flow, uint32_t length) {
+    a.pkt = Packet{};
+    a.pkt.arrival = t;
+    a.pkt.length = length;
+    a.pkt.flow_hash = a.pkt.conn_hash = mix64(salt ^ flow);
+    a.pkt.cls = cls;
+    a.data = nullptr;
+    ++emitted;
+  }
+  uint32_t draw_size() { return static_cast<uint32_t>(size.sample_count(rng, 1)); }
+
+  SourceRng rng;
+  Distribution size;
+  uint8_t cls = 0;
+  Time start = 0, stop = kNever;
+  uint64_t count = 0, emitted = 0, salt = 0, link = 0;
+};
+
+// Poisson (exponential gaps) or CBR (constant gaps) packet arrivals; each
+// packet belongs to one of `flows` flows, drawn uniformly.
+class PacketSource final : public Source {
+ public:
+  PacketSource(Spec& s, const SourceContext& ctx, bool poisson) : c_(s, ctx, "64"), poisson_(poisson) {
+    flows_ = s.count("flows", 1);
+    if (flows_ == 0) throw SpecError(s.name() + ": flows must be positive");
+    const bool by_rate = s.has("rate"), by_load = s.has("load"), by_interval = !poisson && s.has("interval");
+    if (by_rate + by_load + by_interval != 1)
+      throw SpecError(s.name() + ": give exactly one of rate= (packets/s), load=" +
+                      (poisson ? std::string("") : std::string(", interval=")));
+    double gap_ps = 0;
+    if (by_interval) {
+      gap_ps = static_cast<double>(s.time("interval", 0));
+    } else if (by_rate) {
+      gap_ps = 1e12 / parse_per_second(s, "rate");
+    } else {
+      const double load = s.real("load", 0);
+      if (!(load > 0)) throw SpecError(s.name() + ": load must be positive");
+      gap_ps = 8.0 * c_.size.mean() * 1e12 / (load * static_cast<double>(c_.link));
+    }
+    if (!(gap_ps > 0)) throw SpecError(s.name() + ": the packet rate is too high for picosecond time");
+    mean_gap_ = gap_ps;
+    t_ = static_cast<double>(c_.start);
+    if (poisson_) t_ += -mean_gap_ * std::log(open_unit(c_.rng));
+  }
+  bool next(Arrival& a) override {
+    const Time t = static_cast<Time>(std::llround(t_));
+    if (c_.done(t)) return false;
+    const uint64_t flow = flows_ == 1 ? 0 : c_.rng.next_u64() % flows_;
+    c_.fill(a, t, flow, c_.draw_size());
+    t_ += poisson_ ? -mean_gap_ * std::log(open_unit(c_.rng)) : mean_gap_;
+    return true;
+  }
+  std::vector<std::pair<std::string, uint64_t>> counts() const override { return {{"generated", c_.emitted}}; }
+  bool bounded() const override { return c_.stop != kNever || c_.count != 0; }
+
+ private:
+  SyntheticCommon c_;
+  bool poisson_;
+  uint64_t flows_ = 1;
+  double mean_gap_ = 0;
+  double t_ = 0;
+};
+
+// A next-packet time and its flow, ordered for a min-heap (ties: lower id).
+struct Pending {
+  double t;
+  uint64_t id;
+  bool operator>(const Pending& o) const { return t > o.t || (t == o.t && id > o.id); }
+};
+
+// `flows` independent ON/OFF flows, each sending packets at a constant peak
+// rate while ON ([004 §4]: exponential ON/OFF, CBR during ON). A flow starts
+// ON with probability E[on]/(E[on]+E[off]) with a fresh period (not the
+// stationary residual), so the aggregate starts near its mean rate.
+class OnOffSource final : public Source {
+ public:
+  OnOffSource(Spec& s, const SourceContext& ctx)
+      : c_(s, ctx, "200"),
+        on_(Distribution::parse(s.string("on", "exp(350ms)"), Distribution::Unit::kTime, "onoff on")),
+        off_(Distribution::parse(s.string("off", "exp(650ms)"), Distribution::Unit::kTime, "onoff off")) {
+    const uint64_t flows = s.count("flows", 1);
+    if (flows == 0) throw SpecError("onoff: flows must be positive");
+    const bool by_rate = s.has("rate"), by_peak = s.has("peak");
+    if (by_rate == by_peak) throw SpecError("onoff: give exactly one of rate= (mean bits/s per flow) or peak=");
+    double peak = by_peak ? static_cast<double>(s.rate("peak", 0)) : 0;
+    if (by_rate) peak = static_cast<double>(s.rate("rate", 0)) * (on_.mean() + off_.mean()) / on_.mean();
+    gap_ = 8.0 * c_.size.mean() * 1e12 / peak;
+    flows_.resize(flows);
+    std::vector<Pending> init;
+    init.reserve(flows);
+    const double p_on = on_.mean() / (on_.mean() + off_.mean());
+    for (uint64_t i = 0; i < flows; ++i) {
+      double t = static_cast<double>(c_.start);
+      if (!c_.rng.bernoulli(p_on)) t += off_.sample(c_.rng);
+      flows_[i].on_end = t + on_.sample(c_.rng);
+      init.push_back({t, i});
+    }
+    heap_ = decltype(heap_)(std::greater<Pending>(), std::move(init));
+  }
+  bool next(Arrival& a) override {
+    const Pending p = heap_.top();
+    const Time t = static_cast<Time>(std::llround(p.t));
+    if (c_.done(t)) return false;
+    heap_.pop();
+    c_.fill(a, t, p.id, c_.draw_size());
+    Flow& f = flows_[p.id];
+    double nt = p.t + gap_;
+    if (nt >= f.on_end) {  // ON period over: OFF, then the next ON starts with a packet
+      nt = f.on_end + off_.sample(c_.rng);
+      f.on_end = nt + on_.sample(c_.rng);
+    }
+    heap_.push({nt, p.id});
+    return true;
+  }
+  std::vector<std::pair<std::string, uint64_t>> counts() const override { return {{"generated", c_.emitted}}; }
+  bool bounded() const override { return c_.stop != kNever || c_.count != 0; }
+
+ private:
+  struct Flow {
+    double on_end = 0;
+  };
+  SyntheticCommon c_;
+  Distribution on_, off_;
+  double gap_ = 0;
+  std::vector<Flow> flows_;
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> heap_;
+};
+
+// Poisson flow arrivals; each flow sends `size` packets (a count
+// distribution) of `pkt` bytes at its own `peak` rate, open loop.
+class FlowSource final : public Source {
+ public:
+  FlowSource(Spec& s, const SourceContext& ctx)
+      : c_(s, ctx, "1500"),
+        npkts_(Distribution::parse(s.string("packets", "bzipf(1.1,6,6667)"), Distribution::Unit::kBytes,
+                                   "flows packets")) {
+    const bool by_rate = s.has("rate"), by_load = s.has("load");
+    if (by_rate == by_load) throw SpecError("flows: give exactly one of rate= (flows/s) or load=");
+    const double peak = static_cast<double>(s.rate("peak", 100000000ULL));
+    double per_s = 0;
+    if (by_rate) {
+      per_s = parse_per_second(s, "rate");
+    } else {
+      const double load = s.real("load", 0);
+      if (!(load > 0)) throw SpecError("flows: load must be positive");
+      per_s = load * static_cast<double>(c_.link) / (8.0 * c_.size.mean() * npkts_.mean());
+    }
+    mean_flow_gap_ = 1e12 / per_s;
+    gap_ = 8.0 * c_.size.mean() * 1e12 / peak;
+    next_flow_ = static_cast<double>(c_.start) - mean_flow_gap_ * std::log(open_unit(c_.rng));
+  }
+  bool next(Arrival& a) override {
+    // A new flow arrives before (or with) the earliest pending packet.
+    while (static_cast<Time>(std::llround(next_flow_)) < c_.stop &&
+           (heap_.empty() || next_flow_ <= heap_.top().t)) {
+      remaining_.push_back(npkts_.sample_count(c_.rng, 1));
+      heap_.push({next_flow_, remaining_.size() - 1});
+      next_flow_ += -mean_flow_gap_ * std::log(open_unit(c_.rng));
+    }
+    if (heap_.empty() || (c_.count && c_.emitted >= c_.count)) return false;
+    const Pending p = heap_.top();
+    heap_.pop();
+    c_.fill(a, static_cast<Time>(std::llround(p.t)), p.id, c_.draw_size());
+    if (--remaining_[p.id] > 0) heap_.push({p.t + gap_, p.id});
+    return true;
+  }
+  std::vector<std::pair<std::string, uint64_t>> counts() const override {
+    return {{"generated", c_.emitted}, {"flows_started", remaining_.size()}};
+  }
+  bool bounded() const override { return c_.stop != kNever || c_.count != 0; }
+
+ private:
+  SyntheticCommon c_;
+  Distribution npkts_;
+  double mean_flow_gap_ = 0, gap_ = 0, next_flow_ = 0;
+  std::vector<uint64_t> remaining_;  // packets left per flow id (ids are never reused)
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> heap_;
+};
+
+}  // namespace
+
+std::unique_ptr<Source> make_source(const std::string& spec_text, const SourceContext& ctx) {
+  Spec s = Spec::parse(spec_text);
+  std::unique_ptr<Source> src;
+  if (s.name() == "pcap") {
+    src = std::make_unique<PcapSource>(s, ctx);
+  } else if (s.name() == "poisson" || s.name() == "cbr") {
+    src = std::make_unique<PacketSource>(s, ctx, s.name() == "poisson");
+  } else if (s.name() == "onoff") {
+    src = std::make_unique<OnOffSource>(s, ctx);
+  } else if (s.name() == "flows") {
+    src = std::make_unique<FlowSource>(s, ctx);
+  } else {
+    throw SpecError("unknown source '" + s.name() + "' in '" + spec_text + "' (known: pcap, poisson, cbr, onoff, flows)");
+  }
+  // hops=A-B: the packets enter at node A and leave after node B (cross traffic).
+  const std::string hops = s.string("hops", "");
+  uint64_t first = 0, last = ctx.nodes - 1;
+  if (!hops.empty()) {
+    const size_t dash = hops.find('-');
+    if (!parse_count(hops.substr(0, dash), first) ||
+        (dash != std::string::npos && !parse_count(hops.substr(dash + 1), last)))
+      throw SpecError(s.name() + ": hops='" + hops + "' is not N or A-B (node indices from 0)");
+    if (dash == std::string::npos) last = first;
+  }
+  if (first > last || last >= ctx.nodes)
+    throw SpecError(s.name() + ": hops='" + hops + "' outside the " + std::to_string(ctx.nodes) + " node(s) of the run");
+  s.finish();
+  src->spec_ = spec_text;
+  src->first_node_ = static_cast<uint32_t>(first);
+  src->last_node_ = static_cast<uint32_t>(last);
+  return src;
+}
+
+std::vector<std::pair<std::string, std::string>> known_sources() {
+  return {{"pcap", "pcap(path=F, speed=X | rate=BPS | load=L, link=10G, classes='MATCH->CLASS; ...', start=0s, count=N, hops=A-B)"},
+          {"poisson", "poisson(rate=PPS | load=L, size=DIST, cls=0, flows=1, start=0s, stop=T, count=N, seed=S, hops=A-B)"},
+          {"cbr", "cbr(rate=PPS | load=L | interval=T, size=DIST, cls=0, flows=1, start, stop, count, hops)"},
+          {"onoff", "onoff(flows=N, rate=BPS (mean per flow) | peak=BPS, on=exp(350ms), off=exp(650ms), size=200, cls, start, stop, hops)"},
+          {"flows", "flows(rate=FPS | load=L, packets=bzipf(1.1,6,6667), size=1500, peak=100M, cls, start, stop, hops)"}};
+}
+
+}  // namespace tracelab::engine

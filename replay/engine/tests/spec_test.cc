@@ -1,0 +1,90 @@
+#include "spec.hh"
+
+#include <gtest/gtest.h>
+
+#include "elements.hh"
+
+using namespace tracelab;
+using namespace tracelab::engine;
+
+TEST(Spec, ParsesNameAndParameters) {
+  Spec s = Spec::parse(" efd( capacity = 300 , th=30000 ) ");
+  EXPECT_EQ(s.name(), "efd");
+  EXPECT_EQ(s.count("capacity", 0), 300u);
+  EXPECT_EQ(s.bytes("th", 0), 30000u);
+  EXPECT_NO_THROW(s.finish());
+}
+
+TEST(Spec, BareNameHasNoParameters) {
+  Spec s = Spec::parse("fifo");
+  EXPECT_EQ(s.name(), "fifo");
+  EXPECT_EQ(s.count("capacity", 7), 7u);
+}
+
+TEST(Spec, UnitsAreExactIntegers) {
+  Spec s = Spec::parse("x(r=2.5G, t=1.3s, u=50us, p=67200ps, b=30KB, k=64KiB, n=64k, q='a,b)')");
+  EXPECT_EQ(s.rate("r", 0), 2500000000ULL);
+  EXPECT_EQ(s.time("t", 0), 1300000000000LL);
+  EXPECT_EQ(s.time("u", 0), 50000000LL);
+  EXPECT_EQ(s.time("p", 0), 67200);
+  EXPECT_EQ(s.bytes("b", 0), 30000u);
+  EXPECT_EQ(s.bytes("k", 0), 65536u);
+  EXPECT_EQ(s.count("n", 0), 64000u);
+  EXPECT_EQ(s.string("q", ""), "a,b)");
+}
+
+TEST(Spec, NestedValuesKeepTheirParentheses) {
+  Spec s = Spec::parse("poisson(size=bpareto(1.1, 40, 1500), load=0.5)");
+  EXPECT_EQ(s.string("size", ""), "bpareto(1.1, 40, 1500)");
+  EXPECT_DOUBLE_EQ(s.real("load", 0), 0.5);
+}
+
+TEST(Spec, ErrorsNameTheProblem) {
+  auto message = [](const char* text) {
+    try {
+      Spec::parse(text);
+    } catch (const SpecError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("efd(capacity=300, th=30000").find("expected ',' or ')'"), std::string::npos);
+  EXPECT_NE(message("efd(capacity=300,,").find("column"), std::string::npos);
+  EXPECT_NE(message("efd(capacity=1, capacity=2)").find("given twice"), std::string::npos);
+  EXPECT_NE(message("(x=1)").find("expected a name"), std::string::npos);
+}
+
+TEST(Spec, BadValuesAndUnknownKeysAreRejected) {
+  Spec s = Spec::parse("fifo(capacity=3x, t=50, rate=0)");
+  EXPECT_THROW(s.count("capacity", 0), SpecError);
+  EXPECT_THROW(s.time("t", 0), SpecError);  // no unit
+  EXPECT_THROW(s.rate("rate", 0), SpecError);
+  Spec u = Spec::parse("fifo(capacty=3)");
+  u.count("capacity", 0);
+  try {
+    u.finish();
+    FAIL();
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown parameter 'capacty'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("known: capacity"), std::string::npos);
+  }
+}
+
+TEST(Spec, FractionsThatAreNotWholeInTheUnitAreRejected) {
+  uint64_t out = 0;
+  EXPECT_TRUE(parse_scaled_decimal("0.5", 1000, out));
+  EXPECT_EQ(out, 500u);
+  EXPECT_FALSE(parse_scaled_decimal("0.0005", 1000, out));
+  EXPECT_FALSE(parse_scaled_decimal("1.2.3", 1, out));
+  Time t = 0;
+  EXPECT_TRUE(parse_time("0.5ps", t) == false);
+}
+
+TEST(Elements, FactoryBuildsAndRejects) {
+  BuiltCore b = make_core("fifo(capacity=2)", NodeContext{});
+  ASSERT_NE(b.core, nullptr);
+  EXPECT_THROW(make_core("fifo(capacity=0)", NodeContext{}), SpecError);
+  EXPECT_THROW(make_core("fifo(size=3)", NodeContext{}), SpecError);
+  EXPECT_THROW(make_core("nosuch(capacity=3)", NodeContext{}), SpecError);
+  EXPECT_THROW(make_core("fifo(granularity=bits)", NodeContext{}), SpecError);
+}
