@@ -83,14 +83,17 @@ class EfdCore final : public TwoLevelQueue<EfdCore> {
   friend class TwoLevelQueue<EfdCore>;
   Admission classify(const Packet& p, Time) {
     Admission a;
-    if (const Entry* e = table_.find(key(p))) {
-      a.prio = e->counter < cfg_.threshold ? Priority::kHigh : Priority::kLow;
-      a.tag = e->counter;
+    // No entry is inserted or deleted between classify() and on_admit(), so
+    // the lookup is kept for on_admit().
+    found_ = table_.find(key(p));
+    if (found_ != nullptr) {
+      a.prio = found_->counter < cfg_.threshold ? Priority::kHigh : Priority::kLow;
+      a.tag = found_->counter;
     }
     return a;
   }
   void on_admit(const Packet& p, Admission& a) {
-    Entry* e = table_.find_or_insert(key(p));
+    Entry* e = found_ != nullptr ? found_ : table_.find_or_insert(key(p));
     if (e == nullptr) throw std::logic_error("EFD flow table larger than the buffer");
     ++e->nq;
     if (cfg_.counter == EfdCounter::kAdmitted) {
@@ -121,12 +124,13 @@ class EfdCore final : public TwoLevelQueue<EfdCore> {
       default: return p.length;
     }
   }
-  void release(const Packet& p, Entry& e) {
-    if (--e.nq == 0) table_.erase(key(p));
+  void release(const Packet&, Entry& e) {
+    if (--e.nq == 0) table_.erase(&e);
   }
 
   EfdConfig cfg_;
   FlowTable<Entry> table_;
+  Entry* found_ = nullptr;
 };
 
 }  // namespace tracelab

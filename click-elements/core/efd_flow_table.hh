@@ -10,6 +10,7 @@
 // slot array is the next power of two >= 2 * max_entries, allocated once.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -68,6 +69,13 @@ class FlowTable {
         return;
       }
     }
+  }
+
+  // Delete the entry whose value `v` points to (from find / find_or_insert,
+  // with no insertion or deletion since): saves the second probe.
+  void erase(V* v) {
+    erase_slot(static_cast<uint64_t>(reinterpret_cast<Slot*>(reinterpret_cast<char*>(v) - offsetof(Slot, value)) -
+                                     slots_.data()));
   }
 
   // Delete every entry for which pred(key, value) holds (periodic GC).
