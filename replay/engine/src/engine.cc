@@ -84,7 +84,8 @@ struct Engine::Impl {
     Time pull_at = kNever;
     std::vector<Packet> storage;
     Batch batch;
-    Ring<InFlight> inbound;  // on the wire from the previous node
+    Ring<InFlight> inbound;     // on the wire from the previous node
+    Ring<InFlight> delivering;  // on the wire from this node to their destination
     Sink sink;
     uint64_t offered = 0, transmissions = 0, tx_packets = 0, wire_bytes = 0;
     uint64_t min_tx = UINT64_MAX, max_tx = 0;
@@ -300,7 +301,7 @@ struct Engine::Impl {
       Record& r = recs[p.handle];
       r.queued += now - r.node_arrival;
       if (r.exit_node == k) {
-        deliver(p.handle, k, arrive);
+        n.delivering.push({arrive, p});
       } else {
         nodes[k + 1]->inbound.push({arrive, p});
       }
@@ -327,7 +328,7 @@ struct Engine::Impl {
       detail.end[r.uid] = t;
       detail.queue_delay[r.uid] = r.queued;
     }
-    if (dumper && k + 1 == nodes.size()) {
+    if (dumper) {
       const int64_t ns = epoch_ns + t / kNanosecond;
       pcap_pkthdr h{};
       h.ts.tv_sec = ns / 1000000000LL;
@@ -356,14 +357,17 @@ struct Engine::Impl {
   // ------------------------------------------------------------ loop
 
   Time loop() {
-    enum Kind { kNone, kPull, kArrive, kSource };
+    enum Kind { kNone, kDeliver, kPull, kArrive, kSource };
     Time now = 0;
     for (;;) {
       Time best = kNever;
       Kind kind = kNone;
       size_t which = 0;
-      // Strict '<' in this order gives pulls, then link arrivals, then
-      // source arrivals at equal times (see engine.hh).
+      // Strict '<' in this order gives deliveries, pulls, link arrivals,
+      // then source arrivals at equal times (see engine.hh).
+      for (size_t k = 0; k < nodes.size(); ++k)
+        if (!nodes[k]->delivering.empty() && nodes[k]->delivering.front().at < best)
+          best = nodes[k]->delivering.front().at, kind = kDeliver, which = k;
       for (size_t k = 0; k < nodes.size(); ++k)
         if (nodes[k]->pull_at < best) best = nodes[k]->pull_at, kind = kPull, which = k;
       for (size_t k = 1; k < nodes.size(); ++k)
@@ -377,6 +381,11 @@ struct Engine::Impl {
       if (best < now) throw std::logic_error("event in the past: a source or core went back in time");
       now = best;
       switch (kind) {
+        case kDeliver: {
+          const InFlight f = nodes[which]->delivering.pop();
+          deliver(f.pkt.handle, static_cast<uint32_t>(which), now);
+          break;
+        }
         case kPull:
           pull(static_cast<uint32_t>(which), now);
           break;
@@ -449,7 +458,7 @@ struct Engine::Impl {
       const Counters& c = n.core->counters();
       const uint64_t len = n.core->length_packets();
       res.queued += len;
-      res.in_flight += n.inbound.size();
+      res.in_flight += n.inbound.size() + n.delivering.size();
       if (c.offered != n.offered || c.offered != c.served + c.dropped_total() + len)
         broken += "node " + std::to_string(k) + ": engine offered " + std::to_string(n.offered) + ", core offered " +
                   std::to_string(c.offered) + " != served " + std::to_string(c.served) + " + dropped " +

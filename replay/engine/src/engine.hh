@@ -4,11 +4,14 @@
 // output link (rate C, optional per-frame overhead, propagation delay). Time
 // is integer picoseconds throughout; serialization times never round.
 //
+// A packet is delivered when its last bit has crossed the propagation delay
+// of the link of its last node; until then it is "in flight".
+//
 // Order of events at the same instant (documented because golden outputs
-// depend on it): first every link that becomes free pulls its next batch
-// (node order), then packets arriving from an upstream link (node order),
-// then packets from the sources (source order). A packet arriving at an idle
-// link is pulled at once, in the same instant.
+// depend on it): deliveries, then every link that becomes free pulls its
+// next batch (node order), then packets arriving from an upstream link (node
+// order), then packets from the sources (source order). A packet arriving at
+// an idle link is pulled at once, in the same instant.
 //
 // Not implemented yet: workload-model (models/*.model.json) sources; chunk
 // encapsulation overhead beyond what a core reports in Batch::wire_bytes;
@@ -51,7 +54,7 @@ struct RunConfig {
   Time measure_from = 0;              // class metrics count packets created in [from, until)
   Time measure_until = kNever;
   double router_pps = 5e6;            // for eta = transmissions per second / router_pps ([000 §6.8])
-  std::string out_pcap;               // delivered packets, timestamped at delivery
+  std::string out_pcap;               // delivered packets in delivery order, timestamped at delivery
   bool detail = false;                // keep one record per packet
   uint64_t max_delay_samples = 1ULL << 24;  // per distribution; beyond, quantiles come from a histogram
   uint32_t batch_capacity = 4096;     // packets one dequeue may return (chunks)
@@ -62,7 +65,8 @@ struct ClassResult {
   Time budget = kNever;
   uint64_t offered = 0, offered_bytes = 0, delivered = 0, delivered_bytes = 0;
   uint64_t dropped[kDropReasons] = {0, 0, 0, 0};
-  uint64_t dropped_total = 0, queued_end = 0, violations = 0;
+  uint64_t dropped_total = 0, violations = 0;
+  uint64_t queued_end = 0;  // still in the network at the end: queued or on a link
   double r_v = 0;   // violations / delivered
   double eplr = 0;  // (dropped + violations) / offered ([004 §1])
   Quantiles queue_delay, latency, excess;

@@ -1,0 +1,283 @@
+// The event loop against hand-computed departures, drops and delays.
+#include "engine.hh"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "spec.hh"
+#include "test_pcap.hh"
+
+using namespace tracelab;
+using namespace tracelab::engine;
+using tracelab::engine::testing::TestPacket;
+using tracelab::engine::testing::write_pcap;
+
+namespace {
+
+constexpr int64_t kT0 = 1700000000LL * 1000000000LL;  // an arbitrary capture epoch, ns
+constexpr Time us = kMicrosecond;
+
+RunResult run(RunConfig cfg) {
+  Engine e(cfg);
+  return e.run();
+}
+
+// 1250-byte packets take exactly 1 us at 10 Gb/s.
+TEST(Engine, FifoHandTrace) {
+  const std::string pcap = write_pcap("fifo_hand.pcap", {{kT0 + 0, 1250},
+                                                         {kT0 + 100, 1250},
+                                                         {kT0 + 200, 1250},    // finds the 1-slot buffer full
+                                                         {kT0 + 1000, 1250}}); // arrives as p1 starts: fits
+  RunConfig cfg;
+  cfg.sources = {"pcap(path=" + pcap + ")"};
+  cfg.nodes = {NodeConfig{"fifo(capacity=1)", 10000000000ULL, 5 * us, 0}};
+  cfg.detail = true;
+  RunResult r = run(cfg);
+  ASSERT_EQ(r.detail.fate.size(), 4u);
+  // Delivery = transmission end + 5 us propagation.
+  EXPECT_EQ(r.detail.fate[0], 0);
+  EXPECT_EQ(r.detail.end[0], 1 * us + 5 * us);
+  EXPECT_EQ(r.detail.queue_delay[0], 0);
+  EXPECT_EQ(r.detail.end[1], 2 * us + 5 * us);
+  EXPECT_EQ(r.detail.queue_delay[1], 900 * kNanosecond);
+  EXPECT_EQ(r.detail.fate[2], 1 + static_cast<int>(DropReason::kBufferFull));
+  EXPECT_EQ(r.detail.end[2], 200 * kNanosecond);
+  // Same-instant rule: the link pulls p1 at 1 us before p3 arrives at 1 us.
+  EXPECT_EQ(r.detail.fate[3], 0);
+  EXPECT_EQ(r.detail.end[3], 3 * us + 5 * us);
+  EXPECT_EQ(r.detail.queue_delay[3], 1 * us);
+  EXPECT_EQ(r.offered, 4u);
+  EXPECT_EQ(r.delivered, 3u);
+  EXPECT_EQ(r.dropped, 1u);
+  EXPECT_EQ(r.overall.dropped[static_cast<int>(DropReason::kBufferFull)], 1u);
+  EXPECT_EQ(r.overall.queue_delay.max, 1 * us);
+  EXPECT_EQ(r.overall.queue_delay.p50, 900 * kNanosecond);  // nearest rank 2 of {0, 0.9, 1}
+  EXPECT_EQ(r.overall.latency.max, 8 * us - 1 * us);
+  EXPECT_EQ(r.nodes[0].transmissions, 3u);
+  EXPECT_EQ(r.nodes[0].busy, 3 * us);
+  EXPECT_EQ(r.nodes[0].highwater_packets, 1u);
+}
+
+TEST(Engine, TwoNodesInSeriesWithCrossTraffic) {
+  // Node 0: 10 Gb/s, 1 us propagation; node 1: 1 Gb/s.
+  const std::string main = write_pcap("series_main.pcap", {{kT0, 1250}, {kT0 + 500, 1250}});
+  const std::string cross = write_pcap("series_cross.pcap", {{kT0, 125}});  // joins at node 1 at t=0
+  RunConfig cfg;
+  cfg.sources = {"pcap(path=" + main + ")", "pcap(path=" + cross + ", hops=1)"};
+  cfg.nodes = {NodeConfig{"fifo(capacity=10)", 10000000000ULL, 1 * us, 0},
+               NodeConfig{"fifo(capacity=10)", 1000000000ULL, 0, 0}};
+  cfg.detail = true;
+  RunResult r = run(cfg);
+  // uid order: main p0 (t=0, source 0), cross (t=0, source 1), main p1 (0.5 us).
+  ASSERT_EQ(r.detail.fate.size(), 3u);
+  // Cross packet: 125 B at 1 Gb/s = 1 us, on an idle link at t=0.
+  EXPECT_EQ(r.detail.source[1], 1u);
+  EXPECT_EQ(r.detail.end[1], 1 * us);
+  // p0: node 0 [0, 1 us], arrives at node 1 at 2 us, 1250 B at 1 Gb/s = 10 us.
+  EXPECT_EQ(r.detail.end[0], 12 * us);
+  EXPECT_EQ(r.detail.queue_delay[0], 0);
+  // p1: waits 0.5 us at node 0 ([1, 2] us), arrives at node 1 at 3 us, waits
+  // for p0 until 12 us, leaves at 22 us.
+  EXPECT_EQ(r.detail.end[2], 22 * us);
+  EXPECT_EQ(r.detail.queue_delay[2], 500 * kNanosecond + 9 * us);
+  EXPECT_EQ(r.nodes[0].offered, 2u);
+  EXPECT_EQ(r.nodes[1].offered, 3u);
+}
+
+TEST(Engine, LineRateCbrWithFrameOverhead) {
+  // 64 B + 20 B preamble/IFG at 10 Gb/s: 67.2 ns per frame, 14.88 Mpps.
+  RunConfig cfg;
+  cfg.sources = {"cbr(interval=67200ps, size=64, stop=1ms)"};
+  cfg.nodes = {NodeConfig{"fifo(capacity=1)", 10000000000ULL, 0, 20}};
+  RunResult r = run(cfg);
+  EXPECT_EQ(r.offered, 14881u);  // t = 0, 67.2 ns, ... < 1 ms
+  EXPECT_EQ(r.dropped, 0u);
+  EXPECT_EQ(r.overall.queue_delay.max, 0);
+  EXPECT_EQ(r.nodes[0].busy, static_cast<Time>(14881) * 67200);
+  EXPECT_NEAR(r.mpps_in, 14.881, 0.001);
+}
+
+// M/D/1 against Pollaczek-Khinchine: mean wait = rho * S / (2 (1 - rho)).
+TEST(Engine, PoissonThroughFifoMatchesMD1) {
+  RunConfig cfg;
+  cfg.sources = {"poisson(load=0.5, size=1500, count=400000, seed=7)"};
+  cfg.nodes = {NodeConfig{"fifo(capacity=100000)", 10000000000ULL, 0, 0}};
+  RunResult r = run(cfg);
+  const double service = 1500 * 8 / 10e9 * 1e12;  // ps
+  const double expect = 0.5 * service / (2 * 0.5);
+  EXPECT_NEAR(r.overall.queue_delay.mean, expect, 0.03 * expect);
+  EXPECT_EQ(r.dropped, 0u);
+  EXPECT_NEAR(r.nodes[0].utilization, 0.5, 0.01);
+}
+
+TEST(Engine, SameSeedSameRunDifferentSeedDifferentRun) {
+  RunConfig cfg;
+  cfg.sources = {"poisson(load=0.9, size=bpareto(1.2,40,1500), flows=50, count=20000)"};
+  cfg.nodes = {NodeConfig{"efd(capacity=30)", 10000000000ULL, 0, 0}};
+  cfg.detail = true;
+  RunResult a = run(cfg), b = run(cfg);
+  EXPECT_EQ(a.detail.end, b.detail.end);
+  EXPECT_EQ(a.detail.fate, b.detail.fate);
+  cfg.seed = 2;
+  RunResult c = run(cfg);
+  EXPECT_NE(a.detail.end, c.detail.end);
+}
+
+TEST(Engine, UntilStopsTheClockAndCountsWhatIsQueued) {
+  RunConfig cfg;
+  // 2 packets per 1.2 us of service: the queue grows until the stop.
+  cfg.sources = {"cbr(interval=600ns, size=1500)"};
+  cfg.nodes = {NodeConfig{"fifo(capacity=1000000)", 10000000000ULL, 0, 0}};
+  cfg.until = 1200 * us;
+  RunResult r = run(cfg);
+  EXPECT_EQ(r.offered, 2001u);  // t = 0 .. 1200 us inclusive
+  EXPECT_EQ(r.delivered, 1000u);  // the 1000th ends exactly at 1200 us
+  EXPECT_EQ(r.in_flight, 1u);  // the 1001st started at 1200 us: on the wire
+  EXPECT_EQ(r.queued, r.offered - r.delivered - 1);
+  EXPECT_EQ(r.overall.queued_end, r.queued + r.in_flight);
+  EXPECT_EQ(r.end_time, 1200 * us);
+}
+
+TEST(Engine, ClassBudgetsGiveViolationsAndEplr) {
+  // 4 back-to-back 1250-B packets of class 0 (budget 1.5 us): queueing
+  // delays 0, 1, 2, 3 us -> 2 violations with excess 0.5 and 1.5 us.
+  const std::string pcap = write_pcap("budget.pcap", {{kT0, 1250}, {kT0, 1250}, {kT0, 1250}, {kT0, 1250}, {kT0, 1250}});
+  RunConfig cfg;
+  cfg.sources = {"pcap(path=" + pcap + ")"};
+  cfg.nodes = {NodeConfig{"fifo(capacity=3)", 10000000000ULL, 0, 0}};
+  cfg.classes = {ClassConfig{"video", 1500 * kNanosecond, kNever, kNever}};
+  RunResult r = run(cfg);
+  ASSERT_EQ(r.classes.size(), 1u);
+  const ClassResult& c = r.classes[0];
+  EXPECT_EQ(c.name, "video");
+  EXPECT_EQ(c.delivered, 4u);
+  EXPECT_EQ(c.dropped_total, 1u);
+  EXPECT_EQ(c.violations, 2u);
+  EXPECT_DOUBLE_EQ(c.r_v, 0.5);
+  EXPECT_DOUBLE_EQ(c.eplr, 3.0 / 5.0);
+  EXPECT_EQ(c.excess.min, 500 * kNanosecond);
+  EXPECT_EQ(c.excess.max, 1500 * kNanosecond);
+}
+
+TEST(Engine, MeasureWindowRestrictsClassMetricsNotConservation) {
+  RunConfig cfg;
+  cfg.sources = {"cbr(interval=1us, size=100, stop=10us)"};
+  cfg.nodes = {NodeConfig{}};
+  cfg.measure_from = 2 * us;
+  cfg.measure_until = 5 * us;
+  RunResult r = run(cfg);
+  EXPECT_EQ(r.offered, 10u);
+  EXPECT_EQ(r.overall.offered, 3u);
+  EXPECT_EQ(r.span, 3 * us);
+}
+
+TEST(Engine, ClassRulesFromPcapHeaders) {
+  const std::string pcap = write_pcap("classes.pcap", {{kT0, 100, 1000, 2000, 46},
+                                                       {kT0 + 1, 100, 5060, 2000},
+                                                       {kT0 + 2, 100, 1, 2, 0, 77},
+                                                       {kT0 + 3, 1500},
+                                                       {kT0 + 4, 600}});
+  RunConfig cfg;
+  cfg.sources = {"pcap(path=" + pcap + ", classes='dscp=46->1; port=5060->2; src=10.0.0.77/32->3; size>1000->4; else->5')"};
+  cfg.detail = true;
+  RunResult r = run(cfg);
+  EXPECT_EQ(r.detail.cls, (std::vector<uint8_t>{1, 2, 3, 4, 5}));
+}
+
+TEST(Engine, PcapTimeScalingToARate) {
+  // 2 packets of 1250 B 1 ms apart: 20 kb over 1 ms = 20 Mb/s recorded;
+  // scaled to 1 Gb/s the gap becomes 20 us.
+  const std::string pcap = write_pcap("scale.pcap", {{kT0, 1250}, {kT0 + 1000000, 1250}});
+  RunConfig cfg;
+  cfg.sources = {"pcap(path=" + pcap + ", rate=1G)"};
+  cfg.detail = true;
+  RunResult r = run(cfg);
+  EXPECT_EQ(r.detail.created[1] - r.detail.created[0], 20 * us);
+  cfg.sources = {"pcap(path=" + pcap + ", speed=4)"};
+  r = run(cfg);
+  EXPECT_EQ(r.detail.created[1] - r.detail.created[0], 250 * us);
+}
+
+TEST(Engine, OutPcapHasTheDeliveredPacketsAtTheirDeliveryTimes) {
+  const std::string in = write_pcap("out_in.pcap", {{kT0, 1250}, {kT0 + 100, 1250}, {kT0 + 200, 1250}});
+  const std::string out = ::testing::TempDir() + "out_out.pcap";
+  RunConfig cfg;
+  cfg.sources = {"pcap(path=" + in + ")"};
+  cfg.nodes = {NodeConfig{"fifo(capacity=1)", 10000000000ULL, 0, 0}};
+  cfg.out_pcap = out;
+  run(cfg);
+  char err[PCAP_ERRBUF_SIZE];
+  pcap_t* p = pcap_open_offline_with_tstamp_precision(out.c_str(), PCAP_TSTAMP_PRECISION_NANO, err);
+  ASSERT_NE(p, nullptr) << err;
+  std::vector<int64_t> ts;
+  pcap_pkthdr* h;
+  const u_char* d;
+  while (pcap_next_ex(p, &h, &d) == 1) {
+    ts.push_back(static_cast<int64_t>(h->ts.tv_sec) * 1000000000LL + h->ts.tv_usec);
+    EXPECT_EQ(h->caplen, 1264u);
+  }
+  pcap_close(p);
+  EXPECT_EQ(ts, (std::vector<int64_t>{kT0 + 1000, kT0 + 2000}));
+}
+
+TEST(Engine, ConfigurationErrorsAreClear) {
+  RunConfig cfg;
+  cfg.sources = {"poisson(load=0.5)"};
+  EXPECT_THROW(Engine{cfg}, SpecError);  // never ends
+  cfg.sources = {"poisson(load=0.5, count=10)"};
+  cfg.out_pcap = ::testing::TempDir() + "x.pcap";
+  EXPECT_THROW(Engine{cfg}, SpecError);  // synthetic packets have no bytes
+  cfg.out_pcap.clear();
+  cfg.sources = {"poisson(load=0.5, count=10, hops=1)"};
+  EXPECT_THROW(Engine{cfg}, SpecError);  // one node only
+  cfg.sources = {"pcap(path=/nonexistent.pcap)"};
+  EXPECT_THROW(Engine{cfg}, std::runtime_error);
+  cfg.sources = {"poisson(load=0.5, count=10)"};
+  cfg.classes = {ClassConfig{"x", kNever, kNever, 1500 * kNanosecond}};
+  EXPECT_THROW(Engine{cfg}, SpecError);  // MTQ is whole microseconds
+}
+
+TEST(Engine, EfdFlowTableStaysBelowTheQueueLength) {
+  // Open-loop flows through EFD in overload: the INV of E-THS-3.
+  RunConfig cfg;
+  cfg.sources = {"flows(load=1.5, link=10M, packets=bzipf(1.1,6,6667), size=1500, peak=100M, stop=20s)"};
+  cfg.nodes = {NodeConfig{"efd(capacity=300, th=30000)", 10000000ULL, 0, 0}};
+  cfg.until = 20 * kSecond;
+  RunResult r = run(cfg);
+  ASSERT_TRUE(r.nodes[0].has_flow_table);
+  EXPECT_LE(r.nodes[0].flow_table_max, r.nodes[0].highwater_packets);
+  EXPECT_GT(r.nodes[0].flow_table_mean, 0.5);
+  EXPECT_GT(r.dropped, 0u);
+}
+
+TEST(Engine, ChunkingCoresFormChunksUpToTheMtu) {
+  RunConfig cfg;
+  cfg.sources = {"poisson(load=0.3, size=40, cls=0, stop=2ms)", "poisson(load=0.3, size=200, cls=1, stop=2ms)",
+                 "poisson(load=0.3, size=1500, cls=2, stop=2ms)"};
+  cfg.classes = {ClassConfig{"sensing", 50 * us, kNever, kNever}, ClassConfig{"realtime", 100 * us, kNever, kNever},
+                 ClassConfig{"file", 200 * us, kNever, kNever}};
+  for (const char* element : {"basicq(shim=0)", "chumq(shim=0)", "chutq(policy=dcf, shim=0)", "chutq(policy=tpf, shim=0)"}) {
+    cfg.nodes = {NodeConfig{element, 10000000000ULL, 0, 0}};
+    RunResult r = run(cfg);
+    EXPECT_EQ(r.dropped, 0u) << element;
+    EXPECT_LE(r.nodes[0].max_transmission_bytes, 9000u) << element;
+    EXPECT_GT(r.nodes[0].mean_packets_per_transmission, 10) << element;
+    EXPECT_EQ(r.delivered, r.offered) << element;
+  }
+}
+
+TEST(Engine, QtlPacketsNeverExceedTheirBudget) {
+  // Three 20 Mb/s nodes in overload; QTL = 10 ms stamped at ingress: no
+  // delivered packet may have queued longer than 10 ms in total (INV, E-MTQ-4).
+  RunConfig cfg;
+  cfg.sources = {"onoff(flows=300, rate=80k, size=200, stop=3s)"};
+  cfg.nodes.assign(3, NodeConfig{"mtqqtl(capacity=200)", 20000000ULL, 0, 0});
+  cfg.classes = {ClassConfig{"g0", 10 * kMillisecond, 10 * kMillisecond, kNever}};
+  RunResult r = run(cfg);
+  EXPECT_GT(r.overall.dropped[static_cast<int>(DropReason::kBudgetExpired)], 0u);
+  EXPECT_LE(r.overall.queue_delay.max, 10 * kMillisecond);
+  EXPECT_EQ(r.overall.violations, 0u);
+}
+
+}  // namespace
