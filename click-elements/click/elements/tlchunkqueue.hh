@@ -1,0 +1,161 @@
+#ifndef TRACELAB_TLCHUNKQUEUE_HH
+#define TRACELAB_TLCHUNKQUEUE_HH
+#include <click/element.hh>
+#include <click/notifier.hh>
+#include <click/timer.hh>
+#include <click/vector.hh>
+#include "chunk_format.hh"
+#include "queue_core.hh"
+CLICK_DECLS
+
+/*
+=c
+
+TLChunkQueue([SCHEME, KEYWORDS])
+
+=s queues
+
+packet chunking queue (BasiCQ, ChuMQ, ChuTQ, with CEA) emitting real chunks
+
+=d
+
+A thin adapter over the tracelab chunking cores (ALGORITHMS.md §6;
+core/basicq.hh, core/chumq.hh, core/chutq.hh: their header comments state
+every ambiguity resolution). Packets pushed in are held; each pull returns
+one chunk as one new packet in the chunk_format.hh layout (6-byte header,
+4 bytes per packet: length and queue-time offset in 10 ns units, then the
+packets byte for byte), or nothing while no chunk is ready. TLDechunk
+restores the packets. A Timer wakes the downstream puller when a chunking
+timer expires.
+
+A packet's class is its PAINT annotation; its waiting-time budget W_max is
+BUDGETS[class] (the last entry for higher classes; none: no requirement).
+
+Keyword arguments are:
+
+=over 8
+
+=item SCHEME
+
+basicq, chumq or chutq. Default chutq.
+
+=item TIMERS
+
+Space-separated chunking timers T_i in microseconds, increasing. Default
+"50 100 200".
+
+=item BUDGETS
+
+Space-separated W_max per PAINT class, in microseconds. Default
+"50 100 200".
+
+=item POLICY
+
+ChuTQ attribute: dcf, tpf or cef. Default dcf.
+
+=item CEA
+
+Boolean, chunking-efficiency-aware extension (ChuMQ, ChuTQ). Default false.
+
+=item MTU
+
+Chunk MTU in bytes, header included. Default 9000.
+
+=item CAPACITY
+
+Packets held at most (all buffers). Default 16384.
+
+=item RATE
+
+Output link, bits per second (ChuTQ's "output blocked" test). Default
+10000000000.
+
+=back
+
+=h length read-only
+
+Packets held.
+
+=h highwater_length read-only
+
+Most packets ever held.
+
+=h drops read-only
+
+Packets dropped (all reasons).
+
+=h violations read-only
+
+Packets whose chunk started later than their deadline.
+
+=h max_excess read-only
+
+Largest lateness of a chunk start past a packet's deadline, picoseconds.
+
+=h chunks read-only
+
+Chunks sent.
+
+=h mean_chunk_bytes read-only
+
+Mean chunk size in bytes.
+
+=h lost_chunks read-only
+
+Chunks lost because no packet buffer could be allocated for them.
+
+=h flows read-only
+
+Always 0: the chunking schemes keep no per-flow state.
+
+=h reset write-only
+
+Zero the counters (handlers report changes since).
+
+=a TLDechunk, TLExactUnqueue
+*/
+
+class TLChunkQueue : public Element, public tracelab::DropSink {
+ public:
+  TLChunkQueue() CLICK_COLD;
+  ~TLChunkQueue() CLICK_COLD;
+  const char* class_name() const override { return "TLChunkQueue"; }
+  const char* port_count() const override { return PORTS_1_1; }
+  const char* processing() const override { return PUSH_TO_PULL; }
+  void* cast(const char* name) override;
+  int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
+  int initialize(ErrorHandler* errh) override CLICK_COLD;
+  void cleanup(CleanupStage) override CLICK_COLD;
+  void add_handlers() override CLICK_COLD;
+  void push(int port, Packet* p) override;
+  Packet* pull(int port) override;
+  void run_timer(Timer*) override;
+  void on_drop(const tracelab::Packet& p, tracelab::DropReason why, tracelab::Time now) override;
+
+ private:
+  static String read_handler(Element*, void*) CLICK_COLD;
+  static int write_handler(const String&, Element*, void*, ErrorHandler*) CLICK_COLD;
+  void arm(tracelab::Time now);
+  uint64_t violations() const;
+
+  String _scheme;
+  Vector<tracelab::Time> _timers, _budgets;
+  int _policy = 0;
+  bool _cea = false;
+  uint32_t _mtu = 9000;
+  uint32_t _capacity = 16384;
+  uint64_t _rate = 10000000000ULL;
+
+  tracelab::QueueCore* _core = nullptr;
+  Vector<Packet*> _slots;     // handle -> Click packet
+  Vector<uint32_t> _free;     // free handles
+  tracelab::Packet* _batch_store = nullptr;
+  uint32_t _batch_cap = 0;
+  tracelab::jg::PacketRef* _refs = nullptr;
+  uint64_t _base_drops = 0, _base_viol = 0, _base_chunks = 0, _unslotted = 0, _lost_chunks = 0;
+  Timer _timer;
+  ActiveNotifier _notifier;
+};
+
+CLICK_ENDDECLS
+#endif

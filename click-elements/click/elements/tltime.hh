@@ -1,0 +1,30 @@
+// Click Timestamp <-> tracelab Time (picoseconds since tl_origin()). Click with
+// --enable-nanotimestamp keeps nanoseconds; without, microseconds (then
+// every conversion is exact in that unit, and TLExactUnqueue's wake-ups are
+// only microsecond-accurate: build Click with nanotimestamps).
+#ifndef TRACELAB_TLTIME_HH
+#define TRACELAB_TLTIME_HH
+#include <click/timestamp.hh>
+#include "queue_core.hh"
+CLICK_DECLS
+
+// int64 picoseconds overflow after 106 days, so times count from one origin
+// shared by every tracelab element: the first time any of them asks.
+inline const Timestamp& tl_origin() {
+  static const Timestamp origin = Timestamp::now();
+  return origin;
+}
+inline tracelab::Time tl_ps(const Timestamp& t) {
+  const Timestamp d = t - tl_origin();
+  return static_cast<tracelab::Time>(d.sec()) * tracelab::kSecond +
+         static_cast<tracelab::Time>(d.nsec()) * tracelab::kNanosecond;
+}
+inline tracelab::Time tl_now_ps() { return tl_ps(Timestamp::now()); }
+// The first Timestamp not earlier than `t` picoseconds.
+inline Timestamp tl_timestamp_ceil(tracelab::Time t) {
+  const tracelab::Time ns = (t + tracelab::kNanosecond - 1) / tracelab::kNanosecond;
+  return tl_origin() + Timestamp::make_nsec(ns / 1000000000, ns % 1000000000);
+}
+
+CLICK_ENDDECLS
+#endif
