@@ -82,7 +82,7 @@ class SubQueue {
 
  private:
   bool las_;
-  PacketRing ring_;
+  PacketDeque ring_;
   SortedPacketQueue sorted_;
 };
 

@@ -63,7 +63,7 @@ class FifoCore final : public QueueCore {
   }
 
   BufferMeter meter_;
-  PacketRing ring_;
+  PacketDeque ring_;
   InService service_;
 };
 

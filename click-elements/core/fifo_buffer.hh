@@ -80,9 +80,9 @@ struct InService {
 
 // Fixed-capacity double-ended ring of packets: push/pop at both ends, no
 // allocation after construction.
-class PacketRing {
+class PacketDeque {
  public:
-  explicit PacketRing(uint32_t capacity) {
+  explicit PacketDeque(uint32_t capacity) {
     uint32_t n = 1;
     while (n < capacity) n <<= 1;
     buf_.resize(n);

@@ -1,0 +1,20 @@
+// TLNcqQueue: NCQ+ with the seed parameters (VARIANT ncq for NCQ).
+// A pcap (Ethernet) replayed in its own timing under --simtime, through a
+// link of $RATE bit/s (default 300 kb/s, slow enough for the bundled real
+// traces to queue and drop), written to $OUT. Run:
+//   click --simtime tlncqqueue.click TRACE=some.pcap [RATE=...] [OUT=out.pcap]
+require(package "tracelab");
+define($TRACE trace.pcap, $OUT /dev/null, $RATE 300000);
+
+FromDump($TRACE, STOP true, TIMING true)
+  -> Strip(14) -> CheckIPHeader
+  -> in :: Counter
+  -> q :: TLNcqQueue(CAPACITY 100, VARIANT ncqplus, THRESH1 0.05, ALPHA 0.1)
+  -> link :: TLExactUnqueue(RATE $RATE)
+  -> out :: Counter
+  -> ToDump($OUT, ENCAP IP);
+
+// After the trace ends, 10 simulated seconds let the queue drain.
+DriverManager(pause, wait 10s,
+  print "in=$(in.count) out=$(out.count) length=$(q.length) highwater=$(q.highwater_length) drops=$(q.drops)",
+  stop);

@@ -1,0 +1,27 @@
+// TLLarsQueue: Click adapter over tracelab::LarsCore (core/lars.hh).
+#include <click/config.h>
+#include "tllarsqueue.hh"
+#include <click/args.hh>
+#include <click/error.hh>
+CLICK_DECLS
+
+int TLLarsQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
+  Args args(conf, this, errh);
+  read_buffer(args, 300);
+  double tau = 1.0;
+  args.read("BETA", _cfg.beta).read("TAU", tau).read("ACK", _cfg.ack_aware).read("MAX_FLOWS", _cfg.flows.max_flows);
+  if (args.complete() < 0) return -1;
+  if (!(_cfg.beta > 0 && _cfg.beta <= 1) || !(tau > 0)) return errh->error("need 0 < BETA <= 1 and TAU > 0");
+  if (_cfg.flows.max_flows == 0) return errh->error("MAX_FLOWS must be positive");
+  _cfg.tau = tracelab::Time(tau * double(tracelab::kSecond));
+  return 0;
+}
+
+tracelab::QueueCore* TLLarsQueue::make_core(ErrorHandler*) {
+  _cfg.buffer = _buffer;
+  return _mech = new tracelab::LarsCore(_cfg);
+}
+
+CLICK_ENDDECLS
+ELEMENT_REQUIRES(userlevel TLCoreQueue)
+EXPORT_ELEMENT(TLLarsQueue)

@@ -1,0 +1,97 @@
+#ifndef TRACELAB_TLLARSQUEUE_HH
+#define TRACELAB_TLLARSQUEUE_HH
+#include "tlcorequeue.hh"
+#include "lars.hh"
+CLICK_DECLS
+
+/*
+=c
+
+TLLarsQueue([CAPACITY, KEYWORDS])
+
+=s queues
+
+LARS (least attained recent service) queue
+
+=d
+
+LARS (ALGORITHMS.md §3.2; core/lars.hh): LAS whose per-flow volume
+fades by BETA every TAU seconds (both NOT IN SEEDS: log the values used).
+
+Push input, pull output. Packets should carry an IP header annotation
+(CheckIPHeader or MarkIPHeader upstream) so flows can be told apart.
+
+Keyword arguments are:
+
+=over 8
+
+=item CAPACITY
+
+Default 300.
+
+=item BYTES
+
+Boolean. Default false.
+
+=item BETA
+
+Default 0.5.
+
+=item TAU
+
+Seconds (may be fractional). Default 1.
+
+=item ACK
+
+Boolean. Default false.
+
+=item MAX_FLOWS
+
+Default 65536.
+
+=back
+
+=h length read-only
+
+Packets queued.
+
+=h highwater_length read-only
+
+Most packets ever queued.
+
+=h drops read-only
+
+Packets dropped, all reasons (drops_buffer_full, pushed_out: by reason).
+
+=h served read-only
+
+Packets handed downstream.
+
+=h flows read-only
+
+Flow-table entries now (flows_highwater: most ever).
+
+=h reset write-only
+
+Zero drops and served (highwater values stay since start).
+
+=a TLExactUnqueue, Queue
+*/
+
+class TLLarsQueue : public TLCoreQueue {
+ public:
+  const char* class_name() const override { return "TLLarsQueue"; }
+  int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
+
+ protected:
+  tracelab::QueueCore* make_core(ErrorHandler* errh) override CLICK_COLD;
+  uint64_t flows() const override { return _mech ? _mech->flows() : 0; }
+  uint64_t flows_highwater() const override { return _mech ? _mech->flows_highwater() : 0; }
+
+ private:
+  tracelab::LarsConfig _cfg;
+  tracelab::LarsCore* _mech = nullptr;
+};
+
+CLICK_ENDDECLS
+#endif

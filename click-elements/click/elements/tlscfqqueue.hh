@@ -1,0 +1,81 @@
+#ifndef TRACELAB_TLSCFQQUEUE_HH
+#define TRACELAB_TLSCFQQUEUE_HH
+#include "tlcorequeue.hh"
+#include "scfq.hh"
+CLICK_DECLS
+
+/*
+=c
+
+TLScfqQueue([CAPACITY, KEYWORDS])
+
+=s queues
+
+SCFQ (self-clocked fair queueing) with drop-tail
+
+=d
+
+Self-Clocked Fair Queueing, equal weights, per 5-tuple (ALGORITHMS.md §3.3;
+core/scfq.hh); drop-tail on overflow.
+
+Push input, pull output. Packets should carry an IP header annotation
+(CheckIPHeader or MarkIPHeader upstream) so flows can be told apart.
+
+Keyword arguments are:
+
+=over 8
+
+=item CAPACITY
+
+Default 300.
+
+=item BYTES
+
+Boolean. Default false.
+
+=back
+
+=h length read-only
+
+Packets queued.
+
+=h highwater_length read-only
+
+Most packets ever queued.
+
+=h drops read-only
+
+Packets dropped, all reasons (drops_buffer_full, pushed_out: by reason).
+
+=h served read-only
+
+Packets handed downstream.
+
+=h flows read-only
+
+Flow-table entries now (flows_highwater: most ever).
+
+=h reset write-only
+
+Zero drops and served (highwater values stay since start).
+
+=a TLExactUnqueue, Queue
+*/
+
+class TLScfqQueue : public TLCoreQueue {
+ public:
+  const char* class_name() const override { return "TLScfqQueue"; }
+  int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
+
+ protected:
+  tracelab::QueueCore* make_core(ErrorHandler* errh) override CLICK_COLD;
+  uint64_t flows() const override { return _mech ? _mech->flows() : 0; }
+  uint64_t flows_highwater() const override { return _mech ? _mech->flows_highwater() : 0; }
+
+ private:
+  tracelab::ScfqConfig _cfg;
+  tracelab::ScfqCore* _mech = nullptr;
+};
+
+CLICK_ENDDECLS
+#endif

@@ -1,0 +1,29 @@
+// TLSiftQueue: Click adapter over tracelab::SiftCore (core/sift.hh).
+#include <click/config.h>
+#include "tlsiftqueue.hh"
+#include <click/args.hh>
+#include <click/error.hh>
+CLICK_DECLS
+
+int TLSiftQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
+  Args args(conf, this, errh);
+  read_buffer(args, 300);
+  args.read("PROBABILITY", _cfg.probability)
+      .read("SAMPLES", _cfg.sample_threshold)
+      .read("SEED", _cfg.seed)
+      .read("MAX_FLOWS", _cfg.flows.max_flows);
+  if (args.complete() < 0) return -1;
+  if (_cfg.sample_threshold == 0 || _cfg.flows.max_flows == 0)
+    return errh->error("SAMPLES and MAX_FLOWS must be positive");
+  if (!(_cfg.probability >= 0 && _cfg.probability <= 1)) return errh->error("PROBABILITY must be in [0, 1]");
+  return 0;
+}
+
+tracelab::QueueCore* TLSiftQueue::make_core(ErrorHandler*) {
+  _cfg.queue.buffer = _buffer;
+  return _mech = new tracelab::SiftCore(_cfg);
+}
+
+CLICK_ENDDECLS
+ELEMENT_REQUIRES(userlevel TLCoreQueue)
+EXPORT_ELEMENT(TLSiftQueue)

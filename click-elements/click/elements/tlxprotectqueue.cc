@@ -1,0 +1,30 @@
+// TLXProtectQueue: Click adapter over tracelab::XProtectCore (core/xprotect.hh).
+#include <click/config.h>
+#include "tlxprotectqueue.hh"
+#include <click/args.hh>
+#include <click/error.hh>
+CLICK_DECLS
+
+int TLXProtectQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
+  Args args(conf, this, errh);
+  read_buffer(args, 300);
+  args.read("PROBABILITY", _cfg.insert_probability)
+      .read("THRESHOLD", _cfg.threshold)
+      .read("COUNT_INSERTING", _cfg.count_inserting_packet)
+      .read("SEED", _cfg.seed)
+      .read("MAX_FLOWS", _cfg.flows.max_flows);
+  if (args.complete() < 0) return -1;
+  if (_cfg.flows.max_flows == 0) return errh->error("MAX_FLOWS must be positive");
+  if (!(_cfg.insert_probability >= 0 && _cfg.insert_probability <= 1))
+    return errh->error("PROBABILITY must be in [0, 1]");
+  return 0;
+}
+
+tracelab::QueueCore* TLXProtectQueue::make_core(ErrorHandler*) {
+  _cfg.queue.buffer = _buffer;
+  return _mech = new tracelab::XProtectCore(_cfg);
+}
+
+CLICK_ENDDECLS
+ELEMENT_REQUIRES(userlevel TLCoreQueue)
+EXPORT_ELEMENT(TLXProtectQueue)

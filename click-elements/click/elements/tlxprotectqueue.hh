@@ -1,0 +1,102 @@
+#ifndef TRACELAB_TLXPROTECTQUEUE_HH
+#define TRACELAB_TLXPROTECTQUEUE_HH
+#include "tlcorequeue.hh"
+#include "xprotect.hh"
+CLICK_DECLS
+
+/*
+=c
+
+TLXProtectQueue([CAPACITY, KEYWORDS])
+
+=s queues
+
+X-Protect two-level queue (probabilistic flow insertion)
+
+=d
+
+X-Protect (ALGORITHMS.md §2.6; core/xprotect.hh): an untracked flow is
+inserted with PROBABILITY; a tracked flow is low priority once THRESHOLD
+bytes have been counted since insertion; idle entries are scanned out.
+
+Push input, pull output. Packets should carry an IP header annotation
+(CheckIPHeader or MarkIPHeader upstream) so flows can be told apart.
+
+Keyword arguments are:
+
+=over 8
+
+=item CAPACITY
+
+Default 300.
+
+=item BYTES
+
+Boolean. Default false.
+
+=item PROBABILITY
+
+p_ins. Default 0.01.
+
+=item THRESHOLD
+
+Bytes. Default 30000.
+
+=item COUNT_INSERTING
+
+Boolean (⚠AMB-6). Default true.
+
+=item SEED
+
+Default 1.
+
+=item MAX_FLOWS
+
+Default 65536.
+
+=back
+
+=h length read-only
+
+Packets queued.
+
+=h highwater_length read-only
+
+Most packets ever queued.
+
+=h drops read-only
+
+Packets dropped, all reasons (drops_buffer_full, pushed_out: by reason).
+
+=h served read-only
+
+Packets handed downstream.
+
+=h flows read-only
+
+Flow-table entries now (flows_highwater: most ever).
+
+=h reset write-only
+
+Zero drops and served (highwater values stay since start).
+
+=a TLExactUnqueue, Queue
+*/
+
+class TLXProtectQueue : public TLCoreQueue {
+ public:
+  const char* class_name() const override { return "TLXProtectQueue"; }
+  int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
+
+ protected:
+  tracelab::QueueCore* make_core(ErrorHandler* errh) override CLICK_COLD;
+  uint64_t flows() const override { return _mech ? _mech->flows() : 0; }
+  uint64_t flows_highwater() const override { return _mech ? _mech->flows_highwater() : 0; }
+
+ private:
+  tracelab::XProtectConfig _cfg;
+  tracelab::XProtectCore* _mech = nullptr;
+};
+
+CLICK_ENDDECLS
+#endif
