@@ -234,6 +234,7 @@ py::dict result_dict(RunResult& r) {
     d["created_ps"] = array(r.detail.created);
     d["end_ps"] = array(r.detail.end);
     d["queue_delay_ps"] = array(r.detail.queue_delay);
+    d["flow"] = array(r.detail.flow);
     out["detail"] = d;
   }
   return out;

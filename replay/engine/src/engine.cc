@@ -251,6 +251,7 @@ struct Engine::Impl {
       detail.created.push_back(now);
       detail.end.push_back(0);
       detail.queue_delay.push_back(0);
+      detail.flow.push_back(a.pkt.flow_hash);
     }
     Packet p = a.pkt;
     p.handle = slot;

@@ -96,6 +96,7 @@ struct Detail {  // one entry per packet, in the order packets were offered
   std::vector<uint32_t> source, length;
   std::vector<uint8_t> cls, fate, node;  // fate: 0 delivered, 1 + DropReason, 255 still queued
   std::vector<Time> created, end, queue_delay;  // end: delivery or drop time
+  std::vector<uint64_t> flow;                   // Packet::flow_hash
 };
 
 struct RunResult {

@@ -1,0 +1,111 @@
+"""Run configurations: from command-line options or a YAML/JSON file to the
+dict that `tracelab_engine.run` takes.
+
+A configuration file holds the engine's keys (see `tracelab_engine.config_keys`):
+
+    sources: ["pcap(path=in.pcap, load=0.9)"]
+    nodes:   [{element: "efd(capacity=300, th=30000)", rate: 10G, prop_delay: 0s}]
+    classes: [{name: sensing, budget: 50us}]
+    until:   2s
+
+Relative `path=` values inside pcap sources are resolved against the
+directory of the configuration file.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """A configuration problem, with the file or option it came from."""
+
+
+def load_file(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read ({e.strerror})") from e
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as e:
+        raise ConfigError(f"{path}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {e}") from e
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of configuration keys at the top level")
+    base = path.resolve().parent
+    data["sources"] = [resolve_pcap_path(s, base) for s in data.get("sources", [])]
+    return data
+
+
+def resolve_pcap_path(spec: str, base: Path) -> str:
+    """`pcap(path=x.pcap, ...)` with x relative to `base` -> an absolute path."""
+    m = re.match(r"\s*pcap\s*\((.*)", spec)
+    if not m:
+        return spec
+
+    def absolute(match: re.Match[str]) -> str:
+        quote, value = match.group(1) or "", match.group(2)
+        p = Path(value)
+        return f"path={quote}{p if p.is_absolute() else (base / p)}{quote}"
+
+    return re.sub(r"path=(['\"]?)([^,'\")]+)\1", absolute, spec, count=1)
+
+
+def pcap_source(path: str, *, speed: float | None, rate: str | None, load: float | None,
+                class_rule: str | None) -> str:
+    """The source spec of a recorded pcap with its timing and class options."""
+    if "'" in path:
+        raise ConfigError(f"pcap path {path!r}: a single quote cannot be passed to the engine")
+    parts = [f"path='{path}'"]
+    if speed is not None:
+        parts.append(f"speed={speed}")
+    if rate is not None:
+        parts.append(f"rate={rate}")
+    if load is not None:
+        parts.append(f"load={load}")
+    if class_rule:
+        if "'" in class_rule:
+            raise ConfigError("--class-rule: single quotes are not allowed inside the rule")
+        parts.append(f"classes='{class_rule}'")
+    return "pcap(" + ", ".join(parts) + ")"
+
+
+def parse_class(text: str) -> dict[str, Any]:
+    """`NAME[:BUDGET][,qtl=T][,mtq=T]`, e.g. `sensing:50us` or `g0:10ms,qtl=10ms`."""
+    head, *options = text.split(",")
+    name, _, budget = head.partition(":")
+    if not name:
+        raise ConfigError(f"--class {text!r}: expected NAME[:BUDGET][,qtl=T][,mtq=T]")
+    cls: dict[str, Any] = {"name": name}
+    if budget:
+        cls["budget"] = budget
+    for opt in options:
+        key, _, value = opt.partition("=")
+        if key not in ("qtl", "mtq") or not value:
+            raise ConfigError(f"--class {text!r}: unknown option {opt!r} (qtl=T, mtq=T)")
+        cls[key] = value
+    return cls
+
+
+def expand_grid(config: dict[str, Any], grid: dict[str, list[str]]) -> list[tuple[dict[str, str], dict[str, Any]]]:
+    """Every combination of the grid values, substituted for `{name}` in the
+    configuration's strings. Unknown or unused placeholders are errors."""
+    names = list(grid)
+    text = json.dumps(config)
+    used = set(re.findall(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", text))
+    if missing := used - set(names):
+        raise ConfigError(f"placeholders without values: {', '.join(sorted(missing))} (give --grid NAME=V1,V2,...)")
+    if unused := set(names) - used:
+        raise ConfigError(f"--grid names not used in the configuration: {', '.join(sorted(unused))}")
+    runs = []
+    for values in itertools.product(*(grid[n] for n in names)):
+        point = dict(zip(names, values))
+        filled = re.sub(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", lambda m: point[m.group(1)], text)
+        runs.append((point, json.loads(filled)))
+    return runs
