@@ -3,7 +3,9 @@
 // (efd_two_level.hh: HIGH served first, each level FIFO).
 //
 // Running counts since the start: R = packets received, Ft / Fs = tiny /
-// small packets favored (NCQ: F = favored). Each arrival first does R += 1.
+// small packets favored (NCQ: F = favored), counted at classification as the
+// pseudo-code does, whether or not the buffer then has room. Each arrival
+// first does R += 1.
 // NCQ (Fig.1):  size < size_thresh and F/R < ncqthresh         -> HIGH, F += 1
 // NCQ+ (Fig.3 as corrected by §4):
 //   size <= st1 (tiny):  (Ft+Fs)/R < t1                        -> HIGH, Ft += 1

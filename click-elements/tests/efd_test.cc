@@ -213,6 +213,20 @@ TEST(Efd, LasLowQueueOrdersByCounterAndPushesOutTheLargestTag) {
   }
 }
 
+TEST(Efd, LasLowQueueTieGoesToTheOlderPacket) {
+  // B = 3, th = 1500, LAS-ordered L: A0 HIGH (0), A1 LOW (tag 1500), B2 HIGH
+  // (0): full. B3 arrives LOW with tag 1500, equal to A1's: in arrival order
+  // B3 is the last packet, so B3 itself is dropped and A1 stays.
+  EfdConfig c = efd(3, 1500);
+  c.queue.low = Discipline::kLas;
+  EfdCore q(c);
+  Driver d(q);
+  uint64_t flow[] = {1, 1, 2, 2};
+  for (uint64_t h = 0; h < 4; ++h) d.offer(pkt(h, flow[h], 1500));
+  EXPECT_EQ(d.log.handles(DropReason::kBufferFull), (std::vector<uint64_t>{3}));
+  EXPECT_EQ(q.pushed_out(), 0u);
+}
+
 TEST(Efd, LasHighQueueServesSmallestCounterFirst) {
   // th large: everything HIGH. A0 A1 A2 (tags 0, 1500, 3000), B3 (tag 0):
   // LAS H serves A0, B3 (tie at 0, A0 first), A1, A2.
