@@ -139,9 +139,10 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0) -> dict:
         "schema": "tracelab.workload-model",
         "version": 1,
         "provenance": {
-            "source_trace": summary.get("trace"),
+            # summary.json (analyzer) carries {"trace": {"path": ...}, "tool": {"version": ...}}.
+            "source_trace": (summary.get("trace") or {}).get("path"),
             "profile_dir": str(profile_dir),
-            "analyzer_version": summary.get("tool_version"),
+            "analyzer_version": (summary.get("tool") or {}).get("version"),
             "tool": "tracelab-models",
             "tool_version": __version__,
             "parameters": {"max_fit_samples": max_fit_samples, "seed": seed, "rtt_method": method,

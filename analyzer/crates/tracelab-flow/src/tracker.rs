@@ -102,7 +102,10 @@ impl Tracker {
     /// (its timers expired, or Zeek would treat the SYN as a new
     /// connection on the same 5-tuple); everything else waits for
     /// [`Tracker::advance`], so output does not depend on sharding.
-    pub fn process(&mut self, p: &PacketMeta, out: &mut Vec<ConnRecord>) {
+    ///
+    /// Returns true when the packet came from the connection's originator
+    /// (as oriented after this packet; a later role flip is not reflected).
+    pub fn process(&mut self, p: &PacketMeta, out: &mut Vec<ConnRecord>) -> bool {
         let key = FlowKey::of(p);
         if let Some(conn) = self.table.get_mut(&key) {
             if conn.expired(p.ts_ns, &self.cfg) || conn.is_reuse(p) {
@@ -116,6 +119,7 @@ impl Tracker {
             .entry(key)
             .or_insert_with(|| Conn::new(key, p, cfg));
         conn.packet(p, cfg);
+        conn.slot_of(p) == conn.c.orig_slot
     }
 
     /// Network time reached `now_ns`: connections whose Zeek timers

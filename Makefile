@@ -1,0 +1,33 @@
+# tracelab — the two commands of the README, and the parts' own targets.
+#   make demo    set up, build, and run the demo on a bundled real trace
+#   make test    set up (with the test oracles), build, run every test suite
+# See docs/CONTRIBUTING.md for building and testing one part alone.
+
+.PHONY: demo test setup build bench bench-analyzer bench-cores clean help
+
+help:
+	@sed -n '2,4p' Makefile
+
+setup:
+	bash scripts/setup.sh --no-build
+
+build:
+	bash scripts/setup.sh
+
+demo: build
+	.venv/bin/tracelab demo -o out/demo
+
+test:
+	bash scripts/setup.sh --test
+	.venv/bin/python scripts/run-tests.py
+
+bench: bench-analyzer bench-cores
+
+bench-analyzer: build
+	bash analyzer/bench/run.sh
+
+bench-cores: build
+	@for b in build/click-elements/*_bench; do [ -x "$$b" ] && "$$b"; done
+
+clean:
+	rm -rf build out analyzer/target

@@ -1,0 +1,391 @@
+//! The profile run: read frames, decode, shard packets by connection onto
+//! tracker threads, merge finished connections deterministically, write the
+//! outputs.
+//!
+//! Determinism across thread counts: network time advances in *epochs* (one
+//! per second of trace time, fixed by the packet stream, not by sharding).
+//! At each epoch boundary every shard is told `advance(now)` and reports the
+//! connections it finished during the epoch; the merger sorts one epoch's
+//! connections by (first timestamp, uid) before writing. So the set and the
+//! order of output rows do not depend on how packets were sharded, and memory
+//! stays bounded by active connections plus one epoch of finished ones.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::thread;
+use std::time::Instant;
+
+use tracelab_decode::{decode, ip_proto, Addr, PacketMeta, SkipReason};
+use tracelab_flow::{ConnRecord, Tracker, TrackerConfig};
+use tracelab_pcap::{FrameSource, ReadError};
+
+use crate::hosts::HostTable;
+use crate::scope::{LocalNets, Scope};
+use crate::spill::{LoadSpill, PairSpill};
+use crate::writers::{Composition, OutputWriters, SizeHistogram};
+
+pub const EPOCH_NS: i64 = 1_000_000_000;
+const BATCH: usize = 4096;
+
+/// How frames are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReaderKind {
+    /// tracelab's own pcap/pcapng/gzip reader (default, faster).
+    Native,
+    /// libpcap through the `pcap` crate (the reference).
+    Libpcap,
+}
+
+#[derive(Clone, Debug)]
+pub struct ProfileConfig {
+    pub trace: PathBuf,
+    pub out_dir: PathBuf,
+    pub local: LocalNets,
+    pub servers: Vec<Addr>,
+    pub threads: usize,
+    pub tracker: TrackerConfig,
+    pub bin_ns: i64,
+    pub reader: ReaderKind,
+    pub progress: bool,
+}
+
+/// Frame accounting: every frame read is decoded or skipped under a reason.
+#[derive(Clone, Debug, Default)]
+pub struct Accounting {
+    pub frames: u64,
+    pub bytes: u64,
+    pub decoded: u64,
+    pub decoded_by_proto: BTreeMap<&'static str, u64>,
+    pub skipped: BTreeMap<&'static str, u64>,
+    pub first_ts_ns: Option<i64>,
+    pub last_ts_ns: Option<i64>,
+    pub read_error: Option<ReadError>,
+}
+
+impl Accounting {
+    fn add_decoded(&mut self, p: &PacketMeta) {
+        self.decoded += 1;
+        let proto = match p.ip_proto {
+            ip_proto::TCP => "tcp",
+            ip_proto::UDP => "udp",
+            ip_proto::ICMP => "icmp",
+            ip_proto::ICMPV6 => "icmp6",
+            _ => "other_ip",
+        };
+        *self.decoded_by_proto.entry(proto).or_default() += 1;
+    }
+    pub fn skipped_total(&self) -> u64 {
+        self.skipped.values().sum()
+    }
+}
+
+/// What a run produced, for the summary.
+pub struct Profile {
+    pub accounting: Accounting,
+    pub hosts: usize,
+    pub local_hosts: usize,
+    pub servers: usize,
+    pub connections: u64,
+    pub by_proto: BTreeMap<&'static str, u64>,
+    pub by_state: BTreeMap<&'static str, u64>,
+    pub composition: Composition,
+    pub files: Vec<PathBuf>,
+    pub elapsed_s: f64,
+}
+
+enum Msg {
+    Packet(PacketMeta),
+    Advance(i64),
+    Finish,
+}
+
+/// A shard's finished connections for one epoch (`u64::MAX` = the final flush).
+type EpochResult = (u64, Vec<ConnRecord>);
+
+struct Shard {
+    tx: SyncSender<Vec<Msg>>,
+    recycled: Receiver<Vec<Msg>>,
+    results: Receiver<EpochResult>,
+    batch: Vec<Msg>,
+    /// The shard's packet-size histogram, returned when it finishes.
+    handle: thread::JoinHandle<SizeHistogram>,
+}
+
+fn spawn_shard(cfg: TrackerConfig, local: LocalNets) -> Shard {
+    let (tx, rx) = mpsc::sync_channel::<Vec<Msg>>(8);
+    let (recycle_tx, recycled) = mpsc::channel::<Vec<Msg>>();
+    let (res_tx, results) = mpsc::channel::<EpochResult>();
+    let handle = thread::spawn(move || shard_loop(cfg, local, rx, recycle_tx, res_tx));
+    Shard { tx, recycled, results, batch: Vec::with_capacity(BATCH), handle }
+}
+
+fn shard_loop(
+    cfg: TrackerConfig,
+    local: LocalNets,
+    rx: Receiver<Vec<Msg>>,
+    recycle: Sender<Vec<Msg>>,
+    results: Sender<EpochResult>,
+) -> SizeHistogram {
+    let mut tracker = Tracker::new(cfg);
+    let mut sizes = SizeHistogram::new();
+    let mut finished = Vec::new();
+    let mut epoch = 0u64;
+    for mut batch in rx {
+        for msg in batch.drain(..) {
+            match msg {
+                Msg::Packet(p) => {
+                    let from_orig = tracker.process(&p, &mut finished);
+                    sizes.add(&p, from_orig, &local);
+                }
+                Msg::Advance(now) => {
+                    tracker.advance(now, &mut finished);
+                    if results.send((epoch, std::mem::take(&mut finished))).is_err() {
+                        return sizes;
+                    }
+                    epoch += 1;
+                }
+                Msg::Finish => {
+                    tracker.finish(&mut finished);
+                    let _ = results.send((u64::MAX, std::mem::take(&mut finished)));
+                    return sizes;
+                }
+            }
+        }
+        // The reader may be gone already; then the batch is simply dropped.
+        let _ = recycle.send(batch);
+    }
+    sizes
+}
+
+impl Shard {
+    fn push(&mut self, m: Msg) {
+        self.batch.push(m);
+        if self.batch.len() >= BATCH {
+            self.send();
+        }
+    }
+    fn send(&mut self) {
+        if self.batch.is_empty() {
+            return;
+        }
+        let next = self.recycled.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
+        let full = std::mem::replace(&mut self.batch, next);
+        self.tx.send(full).expect("tracker thread alive");
+    }
+}
+
+/// Collects epoch results from all shards and writes complete epochs in
+/// deterministic order.
+struct Merger {
+    pending: BTreeMap<u64, (usize, Vec<ConnRecord>)>,
+    shards: usize,
+}
+
+impl Merger {
+    fn offer(&mut self, (epoch, recs): EpochResult, out: &mut Sink) -> std::io::Result<()> {
+        let entry = self.pending.entry(epoch).or_insert_with(|| (0, Vec::new()));
+        entry.0 += 1;
+        entry.1.extend(recs);
+        // Epochs complete in order per shard, so write every leading complete one.
+        while let Some((&e, (n, _))) = self.pending.iter().next() {
+            if *n < self.shards {
+                break;
+            }
+            let (_, mut recs) = self.pending.remove(&e).unwrap();
+            recs.sort_by(|a, b| (a.ts_ns, &a.uid).cmp(&(b.ts_ns, &b.uid)));
+            for r in &recs {
+                out.write(r)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Everything a finished connection is written to.
+struct Sink<'a> {
+    cfg: &'a ProfileConfig,
+    writers: OutputWriters,
+    hosts: HostTable,
+    pairs: PairSpill,
+    load: LoadSpill,
+    count: u64,
+    /// First packet's time, for conn.log's `#open`.
+    open_ns: i64,
+    by_proto: BTreeMap<&'static str, u64>,
+    by_state: BTreeMap<&'static str, u64>,
+}
+
+impl Sink<'_> {
+    fn write(&mut self, c: &ConnRecord) -> std::io::Result<()> {
+        let scope = Scope::of(&self.cfg.local, &c.orig_h, &c.resp_h);
+        self.writers.connection(c, scope, &self.cfg.local, self.open_ns)?;
+        *self.by_proto.entry(tracelab_output::conn::proto_name(c.ip_proto)).or_default() += 1;
+        *self.by_state.entry(c.conn_state.name()).or_default() += 1;
+        self.hosts.add(c, &self.cfg.local);
+        self.pairs.push(&c.orig_h, &c.resp_h)?;
+        for b in &c.load_bins {
+            self.load.push(b, scope, &c.orig_h, &c.resp_h)?;
+        }
+        self.count += 1;
+        Ok(())
+    }
+}
+
+fn open_source(cfg: &ProfileConfig) -> Result<Box<dyn FrameSource + Send>, ReadError> {
+    match cfg.reader {
+        ReaderKind::Native => tracelab_pcap::open(&cfg.trace),
+        ReaderKind::Libpcap => Ok(Box::new(tracelab_pcap::libpcap::open(&cfg.trace)?)),
+    }
+}
+
+/// Profiles one trace into `cfg.out_dir`. Returns the profile even when the
+/// file ended in a read error (the outputs then hold everything before it;
+/// the error is in `accounting.read_error`). Errors opening the file or
+/// writing outputs are returned as `Err`.
+pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
+    let started = Instant::now();
+    let mut source = open_source(cfg).map_err(|e| e.to_string())?;
+    fs::create_dir_all(cfg.out_dir.join("samples"))
+        .map_err(|e| format!("{}: cannot create output directory: {e}", cfg.out_dir.display()))?;
+    let io = |e: std::io::Error| format!("{}: writing outputs: {e}", cfg.out_dir.display());
+
+    let mut sink = Sink {
+        cfg,
+        writers: OutputWriters::create(&cfg.out_dir).map_err(io)?,
+        hosts: HostTable::default(),
+        pairs: PairSpill::create(&cfg.out_dir).map_err(io)?,
+        load: LoadSpill::create(&cfg.out_dir).map_err(io)?,
+        count: 0,
+        open_ns: 0,
+        by_proto: BTreeMap::new(),
+        by_state: BTreeMap::new(),
+    };
+    let threads = cfg.threads.max(1);
+    let mut shards: Vec<Shard> = (0..threads).map(|_| spawn_shard(cfg.tracker.clone(), cfg.local.clone())).collect();
+    let mut merger = Merger { pending: BTreeMap::new(), shards: threads };
+    let mut acc = Accounting::default();
+    let progress = crate::progress::Progress::new(cfg.progress, source.size_hint());
+    let mut epoch_end: Option<i64> = None;
+    let mut first_write_error: Option<std::io::Error> = None;
+
+    loop {
+        if acc.frames % 65_536 == 65_535 {
+            progress.update(acc.frames, source.offset());
+            for shard in &shards {
+                while let Ok(r) = shard.results.try_recv() {
+                    if let Err(e) = merger.offer(r, &mut sink) {
+                        first_write_error.get_or_insert(e);
+                    }
+                }
+            }
+        }
+        let frame = match source.next_frame() {
+            Ok(Some(f)) => f,
+            Ok(None) => break,
+            Err(e) => {
+                acc.read_error = Some(e);
+                break;
+            }
+        };
+        acc.frames += 1;
+        acc.bytes += frame.cap_len as u64;
+        let meta = match decode(frame.link_type, frame.data, frame.ts_ns, frame.wire_len, frame.interface) {
+            Ok(m) => m,
+            Err(reason) => {
+                *acc.skipped.entry(reason.name()).or_default() += 1;
+                continue;
+            }
+        };
+        acc.add_decoded(&meta);
+        sink.open_ns = *acc.first_ts_ns.get_or_insert(meta.ts_ns);
+        // Network time never goes backwards (as in Zeek): the maximum seen.
+        let now = acc.last_ts_ns.map_or(meta.ts_ns, |t| t.max(meta.ts_ns));
+        acc.last_ts_ns = Some(now);
+        match epoch_end {
+            None => epoch_end = Some((now.div_euclid(EPOCH_NS) + 1) * EPOCH_NS),
+            Some(end) if now >= end => {
+                for shard in &mut shards {
+                    shard.push(Msg::Advance(now));
+                    shard.send();
+                }
+                epoch_end = Some((now.div_euclid(EPOCH_NS) + 1) * EPOCH_NS);
+            }
+            _ => {}
+        }
+        let s = Tracker::shard_of(&meta, threads);
+        shards[s].push(Msg::Packet(meta));
+    }
+    for shard in &mut shards {
+        shard.push(Msg::Finish);
+        shard.send();
+    }
+    let mut live = shards.len();
+    let mut finished_shards = vec![false; shards.len()];
+    while live > 0 {
+        for (i, shard) in shards.iter().enumerate() {
+            if finished_shards[i] {
+                continue;
+            }
+            match shard.results.recv() {
+                Ok(r) => {
+                    let last = r.0 == u64::MAX;
+                    if let Err(e) = merger.offer(r, &mut sink) {
+                        first_write_error.get_or_insert(e);
+                    }
+                    if last {
+                        finished_shards[i] = true;
+                        live -= 1;
+                    }
+                }
+                Err(_) => return Err("a tracker thread stopped unexpectedly".into()),
+            }
+        }
+    }
+    let mut sizes = SizeHistogram::new();
+    for shard in shards {
+        sizes.merge(&shard.handle.join().map_err(|_| "a tracker thread panicked".to_string())?);
+    }
+    if let Some(e) = first_write_error {
+        return Err(io(e));
+    }
+    progress.finish(acc.frames, source.offset());
+
+    let Sink { writers, hosts, pairs, load, count, by_proto, by_state, .. } = sink;
+    let servers = hosts.servers(&cfg.servers);
+    let (mut files, composition) =
+        writers.finish(&cfg.out_dir, &acc, &servers, &cfg.local, pairs, &sizes).map_err(io)?;
+    files.push(crate::writers::write_hosts(&cfg.out_dir, &hosts, &servers, &cfg.local).map_err(io)?);
+    files.push(crate::writers::write_load(&cfg.out_dir, load, &servers, &cfg.local, cfg.bin_ns).map_err(io)?);
+    Ok(Profile {
+        accounting: acc,
+        servers: servers.0.len(),
+        local_hosts: hosts.sorted().keys().filter(|a| cfg.local.is_local(a)).count(),
+        hosts: hosts.len(),
+        connections: count,
+        by_proto,
+        by_state,
+        composition,
+        files,
+        elapsed_s: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The name of each skip reason, so summaries list every reason (0 included).
+pub fn all_skip_reasons() -> impl Iterator<Item = &'static str> {
+    SkipReason::ALL.iter().map(|r| r.name())
+}
+
+pub fn relative(out: &Path, p: &Path) -> String {
+    p.strip_prefix(out).unwrap_or(p).display().to_string()
+}
+
+pub fn create_file(path: &Path) -> std::io::Result<BufWriter<File>> {
+    Ok(BufWriter::with_capacity(1 << 20, File::create(path)?))
+}
+
+pub fn flush(mut w: BufWriter<File>) -> std::io::Result<()> {
+    w.flush()
+}

@@ -1,0 +1,10 @@
+//! tracelab-analyzer as a library: the profile run and its parts. The
+//! binary (`main.rs`) is a thin CLI over [`driver::profile`].
+
+pub mod driver;
+pub mod hosts;
+pub mod progress;
+pub mod scope;
+pub mod spill;
+pub mod summary;
+pub mod writers;

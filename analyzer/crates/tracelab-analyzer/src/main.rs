@@ -1,0 +1,179 @@
+//! `tracelab-analyzer`: profile a trace. Also reached as `tracelab profile`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+
+use tracelab_analyzer::driver::{profile, ProfileConfig, ReaderKind};
+use tracelab_analyzer::scope::{Cidr, LocalNets};
+use tracelab_analyzer::summary::{print_human, summary_json, write_summary};
+use tracelab_decode::Addr;
+use tracelab_flow::TrackerConfig;
+
+const EXAMPLES: &str = "\
+Examples:
+  tracelab-analyzer datasets/real/pcapplusplus-example.pcap --local 10.0.0.0/8 -o out/example
+  tracelab-analyzer big.pcapng.gz --local 10.0.0.0/8,192.168.0.0/16 --threads 2 -o out/big
+  tracelab-analyzer trace.pcap --servers 10.0.0.5,10.0.0.6 --bin 60 --json -o out/t
+
+Outputs (in DIR): connections.parquet, conn.log (Zeek TSV), hosts.parquet, load.parquet,
+samples/{warmups,trains,rtt,packet_sizes}.parquet, summary.json. See docs/analyzer.md.
+Exit status: 0 ok; 1 the trace ended in a read error (outputs hold everything before it);
+2 bad arguments or the trace could not be opened or outputs not written.";
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Reader {
+    /// tracelab's own reader (pcap, pcapng, gzip)
+    Native,
+    /// libpcap (the reference; no gzip, no mixed-link-type pcapng)
+    Libpcap,
+}
+
+/// Profile a pcap/pcapng trace (optionally gzip-compressed): connections with
+/// Zeek conn.log semantics, RTT, warm-up, pacing and trains, hosts and load.
+#[derive(Parser, Debug)]
+#[command(name = "tracelab-analyzer", version, after_help = EXAMPLES)]
+struct Args {
+    /// The trace: pcap (us/ns, either byte order), pcapng, or either gzipped
+    trace: PathBuf,
+    /// Output directory (created if missing)
+    #[arg(short, long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Enterprise networks (CIDR, comma-separated or repeated): defines intranet/internet
+    #[arg(long, value_name = "CIDR", value_delimiter = ',')]
+    local: Vec<String>,
+    /// Hosts known to be servers (addresses, comma-separated), in addition to the
+    /// hosts seen accepting TCP connections
+    #[arg(long, value_name = "ADDR", value_delimiter = ',')]
+    servers: Vec<String>,
+    /// Tracker threads (connections are sharded by 5-tuple hash; output is identical for any N)
+    #[arg(long, default_value_t = default_threads())]
+    threads: usize,
+    /// Load bin width in seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
+    bin: f64,
+    /// TCP inactivity timeout in seconds (Zeek's tcp_inactivity_timeout)
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
+    tcp_inactivity: f64,
+    /// UDP inactivity timeout in seconds (Zeek's udp_inactivity_timeout)
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    udp_inactivity: f64,
+    /// ICMP inactivity timeout in seconds (Zeek's icmp_inactivity_timeout)
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    icmp_inactivity: f64,
+    /// Frame reader
+    #[arg(long, value_enum, default_value_t = Reader::Native)]
+    reader: Reader,
+    /// Print summary.json instead of the human summary
+    #[arg(long)]
+    json: bool,
+    /// Print nothing on stdout
+    #[arg(short, long)]
+    quiet: bool,
+    /// No progress bar (it is shown only on a terminal anyway)
+    #[arg(long)]
+    no_progress: bool,
+}
+
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn seconds_to_ns(what: &str, s: f64) -> Result<i64, String> {
+    if s.is_finite() && s > 0.0 && s < 1e9 {
+        Ok((s * 1e9).round() as i64)
+    } else {
+        Err(format!("--{what} must be a positive number of seconds, got {s}"))
+    }
+}
+
+fn build_config(a: &Args) -> Result<(ProfileConfig, serde_json::Value), String> {
+    let local = a.local.iter().filter(|s| !s.is_empty()).map(|s| s.parse::<Cidr>()).collect::<Result<Vec<_>, _>>()?;
+    let servers = a
+        .servers
+        .iter()
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<std::net::IpAddr>().map(Addr::from).map_err(|_| format!("--servers: `{s}` is not an IP address")))
+        .collect::<Result<Vec<_>, _>>()?;
+    if a.threads == 0 || a.threads > 256 {
+        return Err(format!("--threads must be 1..=256, got {}", a.threads));
+    }
+    let tcp = seconds_to_ns("tcp-inactivity", a.tcp_inactivity)?;
+    let udp = seconds_to_ns("udp-inactivity", a.udp_inactivity)?;
+    let icmp = seconds_to_ns("icmp-inactivity", a.icmp_inactivity)?;
+    let bin_ns = seconds_to_ns("bin", a.bin)?;
+    let tracker = TrackerConfig {
+        tcp_inactivity_timeout_ns: tcp,
+        udp_inactivity_timeout_ns: udp,
+        icmp_inactivity_timeout_ns: icmp,
+        load_bin_ns: bin_ns,
+        ..TrackerConfig::default()
+    };
+    let tracker_json = serde_json::json!({
+        "tcp_inactivity_s": a.tcp_inactivity,
+        "udp_inactivity_s": a.udp_inactivity,
+        "icmp_inactivity_s": a.icmp_inactivity,
+    });
+    let out = a.out.clone().unwrap_or_else(|| {
+        let stem = a.trace.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "trace".into());
+        PathBuf::from(format!("{stem}.profile"))
+    });
+    Ok((
+        ProfileConfig {
+            trace: a.trace.clone(),
+            out_dir: out,
+            local: LocalNets(local),
+            servers,
+            threads: a.threads,
+            tracker,
+            bin_ns,
+            reader: match a.reader {
+                Reader::Native => ReaderKind::Native,
+                Reader::Libpcap => ReaderKind::Libpcap,
+            },
+            progress: !a.no_progress,
+        },
+        tracker_json,
+    ))
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let (cfg, tracker_json) = match build_config(&args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("tracelab-analyzer: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let p = match profile(&cfg) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("tracelab-analyzer: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let summary = summary_json(&cfg, &p, tracker_json);
+    if let Err(e) = write_summary(&cfg.out_dir, &summary) {
+        eprintln!("tracelab-analyzer: {}: writing summary.json: {e}", cfg.out_dir.display());
+        return ExitCode::from(2);
+    }
+    let mut stdout = std::io::stdout().lock();
+    let shown = if args.quiet {
+        Ok(())
+    } else if args.json {
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&summary).expect("json"))
+    } else {
+        print_human(&mut stdout, &cfg, &p)
+            .and_then(|_| writeln!(stdout, "\nWrote {} ({} packets in {:.2} s)", cfg.out_dir.display(), p.accounting.frames, p.elapsed_s))
+    };
+    // A closed stdout (e.g. piped into `head`) is not an error of the profile.
+    let _ = shown;
+    if let Some(e) = &p.accounting.read_error {
+        eprintln!("tracelab-analyzer: {e} (outputs hold the {} packets before it)", p.accounting.frames);
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,343 @@
+//! The profile directory: connections.parquet and conn.log (streamed, then
+//! finished in phase 2 with the columns that need the final server set),
+//! samples/, hosts.parquet, load.parquet. Schemas in docs/analyzer.md.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::builder::{BooleanBuilder, StringBuilder};
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+use tracelab_decode::PacketMeta;
+use tracelab_flow::ConnRecord;
+use tracelab_output::conn::{self, ConnContext, CONN_COLUMNS, CONN_FINAL_COLUMNS};
+use tracelab_output::table::{io_err, schema, Kind, ParquetTable};
+
+use crate::driver::{create_file, Accounting};
+use crate::hosts::HostTable;
+use crate::scope::{Category, LocalNets, Scope, Servers};
+use crate::spill::{LoadSpill, PairSpill};
+
+/// Packet counts per (scope, side, IP length): a fixed table, no
+/// allocation per packet. Side is the sender's role in its connection.
+pub struct SizeHistogram {
+    counts: Vec<u64>,
+}
+
+const SIZE_SLOTS: usize = 65_536;
+
+impl SizeHistogram {
+    pub fn new() -> SizeHistogram {
+        SizeHistogram { counts: vec![0; 3 * 2 * SIZE_SLOTS] }
+    }
+    pub fn add(&mut self, p: &PacketMeta, from_orig: bool, local: &LocalNets) {
+        let scope = Scope::of(local, &p.src, &p.dst) as usize;
+        let side = usize::from(!from_orig);
+        let len = p.ip_len.min(65_535) as usize;
+        self.counts[(scope * 2 + side) * SIZE_SLOTS + len] += 1;
+    }
+    pub fn merge(&mut self, other: &SizeHistogram) {
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += b;
+        }
+    }
+}
+
+impl Default for SizeHistogram {
+    fn default() -> Self {
+        SizeHistogram::new()
+    }
+}
+
+const WARMUP_COLUMNS: &[(&str, Kind)] =
+    &[("uid", Kind::Str), ("side", Kind::Str), ("train", Kind::I32), ("warmup_s", Kind::F64)];
+const TRAIN_COLUMNS: &[(&str, Kind)] =
+    &[("uid", Kind::Str), ("side", Kind::Str), ("train", Kind::I32), ("size_pkts", Kind::I64)];
+const RTT_COLUMNS: &[(&str, Kind)] = &[("uid", Kind::Str), ("side", Kind::Str), ("rtt_s", Kind::F64)];
+const SIZE_COLUMNS: &[(&str, Kind)] =
+    &[("scope", Kind::Str), ("side", Kind::Str), ("ip_len", Kind::I32), ("count", Kind::I64)];
+const HOST_COLUMNS: &[(&str, Kind)] = &[
+    ("host", Kind::Str),
+    ("local", Kind::Bool),
+    ("server", Kind::Bool),
+    ("incnx", Kind::I64),
+    ("outcnx", Kind::I64),
+    ("dportin", Kind::I64),
+    ("dportout", Kind::I64),
+    ("fan_in", Kind::I64),
+    ("fan_out", Kind::I64),
+    ("bytes_in", Kind::I64),
+    ("bytes_out", Kind::I64),
+    ("pkts_in", Kind::I64),
+    ("pkts_out", Kind::I64),
+    ("bytes_internal", Kind::I64),
+    ("bytes_external", Kind::I64),
+    ("internal_ratio", Kind::F64),
+    ("down_up_ratio", Kind::F64),
+];
+const LOAD_COLUMNS: &[(&str, Kind)] = &[
+    ("bin_start", Kind::F64),
+    ("bin_s", Kind::F64),
+    ("scope", Kind::Str),
+    ("category", Kind::Str),
+    ("bytes", Kind::I64),
+    ("pkts", Kind::I64),
+    ("upload_bytes", Kind::I64),
+    ("download_bytes", Kind::I64),
+];
+
+pub struct OutputWriters {
+    conn_log: BufWriter<File>,
+    conn_log_started: bool,
+    partial_path: PathBuf,
+    partial: ParquetTable,
+    warmups: ParquetTable,
+    trains: ParquetTable,
+    rtts: ParquetTable,
+}
+
+impl OutputWriters {
+    pub fn create(dir: &Path) -> io::Result<OutputWriters> {
+        let partial_path = dir.join(".connections.partial.parquet");
+        let samples = dir.join("samples");
+        Ok(OutputWriters {
+            conn_log: create_file(&dir.join("conn.log"))?,
+            conn_log_started: false,
+            partial: ParquetTable::create(&partial_path, schema(CONN_COLUMNS))?,
+            partial_path,
+            warmups: ParquetTable::create(&samples.join("warmups.parquet"), schema(WARMUP_COLUMNS))?,
+            trains: ParquetTable::create(&samples.join("trains.parquet"), schema(TRAIN_COLUMNS))?,
+            rtts: ParquetTable::create(&samples.join("rtt.parquet"), schema(RTT_COLUMNS))?,
+        })
+    }
+
+    fn start_conn_log(&mut self, open_ns: i64) -> io::Result<()> {
+        if !self.conn_log_started {
+            conn::write_conn_log_header(&mut self.conn_log, &conn::zeek_stamp(open_ns))?;
+            self.conn_log_started = true;
+        }
+        Ok(())
+    }
+
+    /// One finished connection, in output order. `open_ns` stamps conn.log's
+    /// `#open` line (the first packet's time) when this is the first one.
+    pub fn connection(&mut self, c: &ConnRecord, scope: Scope, local: &LocalNets, open_ns: i64) -> io::Result<()> {
+        let has_local = !local.is_empty();
+        let ctx = ConnContext {
+            scope: scope.name(),
+            local_orig: has_local.then(|| local.is_local(&c.orig_h)),
+            local_resp: has_local.then(|| local.is_local(&c.resp_h)),
+        };
+        self.start_conn_log(open_ns)?;
+        conn::write_conn_log_line(&mut self.conn_log, c, &ctx)?;
+        conn::push_conn(self.partial.row(), c, &ctx);
+        self.partial.row().end_row();
+        self.partial.flush_if_full()?;
+        if let Some(t) = &c.transfer {
+            for (side, s) in [("orig", &t.orig), ("resp", &t.resp)] {
+                for (i, w) in s.warmups_ns.iter().enumerate() {
+                    self.warmups.row().str(Some(&c.uid)).str(Some(side)).i32(Some(i as i32)).f64(Some(*w as f64 / 1e9)).end_row();
+                    self.warmups.flush_if_full()?;
+                }
+                for (i, n) in s.train_sizes.iter().enumerate() {
+                    self.trains.row().str(Some(&c.uid)).str(Some(side)).i32(Some(i as i32)).i64(Some(*n as i64)).end_row();
+                    self.trains.flush_if_full()?;
+                }
+            }
+        }
+        for (side, samples) in [("orig", &c.rtt.data_ack_orig_samples), ("resp", &c.rtt.data_ack_resp_samples)] {
+            for s in samples {
+                self.rtts.row().str(Some(&c.uid)).str(Some(side)).f64(Some(*s as f64 / 1e9)).end_row();
+                self.rtts.flush_if_full()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Phase 2: closes the streamed files and writes connections.parquet with
+    /// the category columns, and samples/packet_sizes.parquet.
+    pub fn finish(
+        mut self,
+        dir: &Path,
+        acc: &Accounting,
+        servers: &Servers,
+        local: &LocalNets,
+        pairs: PairSpill,
+        sizes: &SizeHistogram,
+    ) -> io::Result<(Vec<PathBuf>, Composition)> {
+        self.start_conn_log(acc.first_ts_ns.unwrap_or(0))?;
+        conn::write_conn_log_close(&mut self.conn_log, &conn::zeek_stamp(acc.last_ts_ns.unwrap_or(0)))?;
+        self.conn_log.flush()?;
+        let mut files = vec![dir.join("conn.log")];
+        self.partial.close()?;
+        for t in [self.warmups, self.trains, self.rtts] {
+            files.push(t.close()?);
+        }
+        let (path, composition) = add_category(dir, &self.partial_path, servers, local, pairs)?;
+        files.push(path);
+        fs::remove_file(&self.partial_path)?;
+
+        let path = dir.join("samples").join("packet_sizes.parquet");
+        let mut t = ParquetTable::create(&path, schema(SIZE_COLUMNS))?;
+        for scope in Scope::ALL {
+            for (side_idx, side) in ["orig", "resp"].into_iter().enumerate() {
+                let base = (scope as usize * 2 + side_idx) * SIZE_SLOTS;
+                for (len, &n) in sizes.counts[base..base + SIZE_SLOTS].iter().enumerate() {
+                    if n > 0 {
+                        t.row().str(Some(scope.name())).str(Some(side)).i32(Some(len as i32)).i64(Some(n as i64)).end_row();
+                        t.flush_if_full()?;
+                    }
+                }
+            }
+        }
+        files.push(t.close()?);
+        Ok((files, composition))
+    }
+}
+
+fn add_category(
+    dir: &Path,
+    partial: &Path,
+    servers: &Servers,
+    local: &LocalNets,
+    pairs: PairSpill,
+) -> io::Result<(PathBuf, Composition)> {
+    let mut all = CONN_COLUMNS.to_vec();
+    all.extend_from_slice(CONN_FINAL_COLUMNS);
+    let final_schema = schema(&all);
+    let path = dir.join("connections.parquet");
+    let mut out = ParquetTable::create(&path, final_schema.clone())?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(partial)?)
+        .map_err(io_err)?
+        .with_batch_size(64 * 1024)
+        .build()
+        .map_err(io_err)?;
+    let mut pairs = pairs.into_reader()?;
+    let mut comp = Composition::default();
+    let col = |b: &RecordBatch, name: &str| b.column_by_name(name).expect("conn column").as_primitive::<Int64Type>().clone();
+    for batch in reader {
+        let batch = batch.map_err(io_err)?;
+        let mut cat = StringBuilder::new();
+        let mut client = BooleanBuilder::new();
+        let (ob, rb) = (col(&batch, "orig_ip_bytes"), col(&batch, "resp_ip_bytes"));
+        let (op, rp) = (col(&batch, "orig_pkts"), col(&batch, "resp_pkts"));
+        let (opl, rpl) = (col(&batch, "orig_bytes"), col(&batch, "resp_bytes"));
+        for i in 0..batch.num_rows() {
+            let (o, r) = pairs.next_pair()?;
+            let category = servers.category(local, &o, &r);
+            let orig_client = servers.orig_is_client(&o, &r);
+            cat.append_value(category.name());
+            client.append_value(orig_client);
+            let cell = comp.cells.entry((Scope::of(local, &o, &r), category)).or_default();
+            cell.cnxs += 1;
+            cell.bytes += (ob.value(i) + rb.value(i)) as u64;
+            cell.pkts += (op.value(i) + rp.value(i)) as u64;
+            // Immature transfers (no payload either way) are left out of the
+            // upload/download split, as in thesis Fig. 8.1.
+            let payload = |a: &arrow_array::PrimitiveArray<Int64Type>| if a.is_null(i) { 0 } else { a.value(i) as u64 };
+            let (po, pr) = (payload(&opl), payload(&rpl));
+            if po + pr > 0 {
+                let (up, down) = if orig_client { (ob.value(i), rb.value(i)) } else { (rb.value(i), ob.value(i)) };
+                cell.upload_bytes += up as u64;
+                cell.download_bytes += down as u64;
+            }
+        }
+        let mut cols: Vec<ArrayRef> = batch.columns().to_vec();
+        cols.push(Arc::new(cat.finish()));
+        cols.push(Arc::new(client.finish()));
+        let full = RecordBatch::try_new(final_schema.clone(), cols).map_err(io_err)?;
+        out.write_batch(&full)?;
+    }
+    Ok((out.close()?, comp))
+}
+
+/// Traffic composition (thesis Tables 8.1/8.2 and Fig. 8.1): per scope and
+/// category, connections, IP bytes and packets, and the upload/download
+/// split of mature transfers.
+#[derive(Clone, Debug, Default)]
+pub struct Composition {
+    pub cells: BTreeMap<(Scope, Category), CompositionCell>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CompositionCell {
+    pub cnxs: u64,
+    pub bytes: u64,
+    pub pkts: u64,
+    pub upload_bytes: u64,
+    pub download_bytes: u64,
+}
+
+pub fn write_hosts(dir: &Path, hosts: &HostTable, servers: &Servers, local: &LocalNets) -> io::Result<PathBuf> {
+    let mut t = ParquetTable::create(&dir.join("hosts.parquet"), schema(HOST_COLUMNS))?;
+    for (addr, h) in hosts.sorted() {
+        let total = h.bytes_internal + h.bytes_external;
+        t.row()
+            .str(Some(&addr.to_string()))
+            .bool(Some(local.is_local(&addr)))
+            .bool(Some(servers.is_server(&addr)))
+            .i64(Some(h.incnx as i64))
+            .i64(Some(h.outcnx as i64))
+            .i64(Some(h.dportin() as i64))
+            .i64(Some(h.dportout() as i64))
+            .i64(Some(h.fan_in() as i64))
+            .i64(Some(h.fan_out() as i64))
+            .i64(Some(h.bytes_in as i64))
+            .i64(Some(h.bytes_out as i64))
+            .i64(Some(h.pkts_in as i64))
+            .i64(Some(h.pkts_out as i64))
+            .i64(Some(h.bytes_internal as i64))
+            .i64(Some(h.bytes_external as i64))
+            .f64((total > 0).then(|| h.bytes_internal as f64 / total as f64))
+            .f64((h.bytes_out > 0).then(|| h.bytes_in as f64 / h.bytes_out as f64))
+            .end_row();
+        t.flush_if_full()?;
+    }
+    t.close()
+}
+
+#[derive(Default)]
+struct LoadCell {
+    bytes: u64,
+    pkts: u64,
+    upload: u64,
+    download: u64,
+}
+
+pub fn write_load(dir: &Path, load: LoadSpill, servers: &Servers, local: &LocalNets, bin_ns: i64) -> io::Result<PathBuf> {
+    let mut cells: BTreeMap<(i64, Scope, Category), LoadCell> = BTreeMap::new();
+    load.drain(|row| {
+        let cat = servers.category(local, &row.orig, &row.resp);
+        let cell = cells.entry((row.bin, row.scope, cat)).or_default();
+        cell.bytes += row.orig_ip_bytes + row.resp_ip_bytes;
+        cell.pkts += row.orig_pkts + row.resp_pkts;
+        let (up, down) = if servers.orig_is_client(&row.orig, &row.resp) {
+            (row.orig_ip_bytes, row.resp_ip_bytes)
+        } else {
+            (row.resp_ip_bytes, row.orig_ip_bytes)
+        };
+        cell.upload += up;
+        cell.download += down;
+    })?;
+    let mut t = ParquetTable::create(&dir.join("load.parquet"), schema(LOAD_COLUMNS))?;
+    for ((bin, scope, cat), c) in cells {
+        t.row()
+            .f64(Some((bin * bin_ns) as f64 / 1e9))
+            .f64(Some(bin_ns as f64 / 1e9))
+            .str(Some(scope.name()))
+            .str(Some(cat.name()))
+            .i64(Some(c.bytes as i64))
+            .i64(Some(c.pkts as i64))
+            .i64(Some(c.upload as i64))
+            .i64(Some(c.download as i64))
+            .end_row();
+        t.flush_if_full()?;
+    }
+    t.close()
+}

@@ -1,0 +1,217 @@
+//! A small row-oriented front end over Arrow column builders, so a table is
+//! declared once (names and types) and filled row by row in that order, and
+//! a Parquet file writer over it.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    ArrayBuilder, BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, StringBuilder,
+};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    F64,
+    I64,
+    I32,
+    Str,
+    Bool,
+}
+
+impl Kind {
+    fn data_type(self) -> DataType {
+        match self {
+            Kind::F64 => DataType::Float64,
+            Kind::I64 => DataType::Int64,
+            Kind::I32 => DataType::Int32,
+            Kind::Str => DataType::Utf8,
+            Kind::Bool => DataType::Boolean,
+        }
+    }
+}
+
+enum Column {
+    F64(Float64Builder),
+    I64(Int64Builder),
+    I32(Int32Builder),
+    Str(StringBuilder),
+    Bool(BooleanBuilder),
+}
+
+/// Columns declared as (name, kind); all nullable.
+pub fn schema(columns: &[(&str, Kind)]) -> SchemaRef {
+    Arc::new(Schema::new(
+        columns.iter().map(|(n, k)| Field::new(*n, k.data_type(), true)).collect::<Vec<_>>(),
+    ))
+}
+
+/// Rows are appended with the typed `put_*` calls in column order, then
+/// `end_row()`, which checks that every column got a value.
+pub struct TableBuilder {
+    schema: SchemaRef,
+    columns: Vec<Column>,
+    cursor: usize,
+    rows: usize,
+}
+
+impl TableBuilder {
+    pub fn new(schema: SchemaRef) -> TableBuilder {
+        let columns = schema
+            .fields()
+            .iter()
+            .map(|f| match f.data_type() {
+                DataType::Float64 => Column::F64(Float64Builder::new()),
+                DataType::Int64 => Column::I64(Int64Builder::new()),
+                DataType::Int32 => Column::I32(Int32Builder::new()),
+                DataType::Utf8 => Column::Str(StringBuilder::new()),
+                DataType::Boolean => Column::Bool(BooleanBuilder::new()),
+                other => unreachable!("table kinds are declared by Kind, not {other}"),
+            })
+            .collect();
+        TableBuilder { schema, columns, cursor: 0, rows: 0 }
+    }
+
+    fn next(&mut self) -> &mut Column {
+        let c = &mut self.columns[self.cursor];
+        self.cursor += 1;
+        c
+    }
+
+    pub fn f64(&mut self, v: Option<f64>) -> &mut Self {
+        match self.next() {
+            Column::F64(b) => b.append_option(v),
+            _ => panic!("column {} is not f64", self.cursor - 1),
+        }
+        self
+    }
+    pub fn i64(&mut self, v: Option<i64>) -> &mut Self {
+        match self.next() {
+            Column::I64(b) => b.append_option(v),
+            _ => panic!("column {} is not i64", self.cursor - 1),
+        }
+        self
+    }
+    pub fn i32(&mut self, v: Option<i32>) -> &mut Self {
+        match self.next() {
+            Column::I32(b) => b.append_option(v),
+            _ => panic!("column {} is not i32", self.cursor - 1),
+        }
+        self
+    }
+    pub fn str(&mut self, v: Option<&str>) -> &mut Self {
+        match self.next() {
+            Column::Str(b) => b.append_option(v),
+            _ => panic!("column {} is not a string", self.cursor - 1),
+        }
+        self
+    }
+    pub fn bool(&mut self, v: Option<bool>) -> &mut Self {
+        match self.next() {
+            Column::Bool(b) => b.append_option(v),
+            _ => panic!("column {} is not bool", self.cursor - 1),
+        }
+        self
+    }
+    pub fn end_row(&mut self) {
+        assert_eq!(self.cursor, self.columns.len(), "row filled {} of {} columns", self.cursor, self.columns.len());
+        self.cursor = 0;
+        self.rows += 1;
+    }
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The rows so far as a batch; the builder is empty afterwards.
+    pub fn finish(&mut self) -> RecordBatch {
+        assert_eq!(self.cursor, 0, "finish() in the middle of a row");
+        let arrays: Vec<ArrayRef> = self
+            .columns
+            .iter_mut()
+            .map(|c| match c {
+                Column::F64(b) => Arc::new(b.finish()) as ArrayRef,
+                Column::I64(b) => Arc::new(b.finish()),
+                Column::I32(b) => Arc::new(b.finish()),
+                Column::Str(b) => Arc::new(b.finish()),
+                Column::Bool(b) => Arc::new(b.finish()),
+            })
+            .collect();
+        self.rows = 0;
+        RecordBatch::try_new(self.schema.clone(), arrays).expect("builders match the schema")
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.columns[0] {
+            Column::F64(b) => b.len(),
+            Column::I64(b) => b.len(),
+            Column::I32(b) => b.len(),
+            Column::Str(b) => b.len(),
+            Column::Bool(b) => b.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Writes one Parquet file from a table builder, flushing a row group every
+/// `ROW_GROUP` rows so memory stays bounded.
+pub struct ParquetTable {
+    path: PathBuf,
+    builder: TableBuilder,
+    writer: ArrowWriter<File>,
+}
+
+const ROW_GROUP: usize = 64 * 1024;
+
+impl ParquetTable {
+    pub fn create(path: &Path, schema: SchemaRef) -> std::io::Result<ParquetTable> {
+        let file = File::create(path)?;
+        let props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_created_by(format!("tracelab-analyzer {}", env!("CARGO_PKG_VERSION")))
+            .build();
+        let writer = ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(io_err)?;
+        Ok(ParquetTable { path: path.to_path_buf(), builder: TableBuilder::new(schema), writer })
+    }
+
+    /// The row builder; call `flush_if_full()` after each `end_row()`.
+    pub fn row(&mut self) -> &mut TableBuilder {
+        &mut self.builder
+    }
+
+    pub fn flush_if_full(&mut self) -> std::io::Result<()> {
+        if self.builder.rows() >= ROW_GROUP {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Writes an already-built batch (same schema).
+    pub fn write_batch(&mut self, batch: &RecordBatch) -> std::io::Result<()> {
+        self.writer.write(batch).map_err(io_err)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.builder.rows() > 0 {
+            let batch = self.builder.finish();
+            self.writer.write(&batch).map_err(io_err)?;
+        }
+        Ok(())
+    }
+
+    pub fn close(mut self) -> std::io::Result<PathBuf> {
+        self.flush()?;
+        self.writer.close().map_err(io_err)?;
+        Ok(self.path)
+    }
+}
+
+pub fn io_err(e: impl std::fmt::Display) -> std::io::Error {
+    std::io::Error::other(e.to_string())
+}

@@ -1,0 +1,159 @@
+"""The `tracelab` front door.
+
+One command, one subcommand per job. Each subcommand is a thin adapter over
+the part that does the work; a subcommand whose part is not built or not
+installed is not listed (and says why if called by name), so `tracelab --help`
+shows only what works.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from . import __version__
+
+# replay/tracelab/cli.py -> the repository root (for an in-tree checkout).
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def analyzer_binary() -> Path | None:
+    """Where the Rust analyzer is: $TRACELAB_ANALYZER, PATH, or the repo's build."""
+    explicit = os.environ.get("TRACELAB_ANALYZER")
+    if explicit:
+        return Path(explicit) if Path(explicit).is_file() else None
+    on_path = shutil.which("tracelab-analyzer")
+    if on_path:
+        return Path(on_path)
+    built = REPO_ROOT / "analyzer" / "target" / "release" / "tracelab-analyzer"
+    return built if built.is_file() else None
+
+
+def python_entry(module: str, function: str) -> Callable[[list[str]], int] | None:
+    """An entry point `module.function(argv) -> int`, or None if not installed."""
+    try:
+        mod = importlib.import_module(module)
+    except ImportError:
+        return None
+    return getattr(mod, function, None)
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    name: str
+    summary: str
+    example: str
+    # Returns the runner, or None when the part behind it is not available.
+    resolve: Callable[[], Callable[[list[str]], int] | None]
+    missing: str  # what to do when it is not available
+
+
+def run_analyzer(argv: list[str]) -> int:
+    binary = analyzer_binary()
+    assert binary is not None  # resolve() checked it
+    return subprocess.call([str(binary), *argv])
+
+
+def resolve_profile():
+    return run_analyzer if analyzer_binary() else None
+
+
+def resolve_demo():
+    if analyzer_binary() is None:
+        return None
+    from . import demo
+
+    return demo.main
+
+
+SUBCOMMANDS = [
+    Subcommand(
+        "profile",
+        "profile a pcap/pcapng trace: connections (Zeek conn.log), RTT, warm-up, pacing, hosts, load",
+        "tracelab profile trace.pcap --local 10.0.0.0/8 -o out/trace",
+        resolve_profile,
+        "build the analyzer: `make build` (or cargo build --release in analyzer/)",
+    ),
+    Subcommand(
+        "roles",
+        "train, evaluate and apply host-role classifiers (C4.5, Naive Bayes)",
+        "tracelab roles train out/trace/hosts.parquet --labels labels.csv -o roles.json",
+        lambda: python_entry("tracelab_models.cli", "roles_main"),
+        "install the models package: `make setup`",
+    ),
+    Subcommand(
+        "model",
+        "derive a workload model (JSON) from a profile",
+        "tracelab model derive out/trace -o trace.model.json",
+        lambda: python_entry("tracelab_models.cli", "model_main"),
+        "install the models package: `make setup`",
+    ),
+    Subcommand(
+        "replay",
+        "replay pcaps or workload models through queueing elements at 10 Gb/s",
+        "tracelab replay run --pcap in.pcap --element 'efd(capacity=300,th=30000)' -o out/replay",
+        lambda: python_entry("tracelab.replay.cli", "main"),
+        "build the replay engine: `make build`",
+    ),
+    Subcommand(
+        "demo",
+        "run the whole path that exists on a bundled real trace",
+        "tracelab demo -o out/demo",
+        resolve_demo,
+        "build the analyzer: `make build`",
+    ),
+]
+
+
+def build_parser(available: dict[str, Callable[[list[str]], int]]) -> argparse.ArgumentParser:
+    listed = [s for s in SUBCOMMANDS if s.name in available]
+    width = max(len(s.name) for s in SUBCOMMANDS)
+    lines = [f"  {s.name:<{width}}  {s.summary}" for s in listed]
+    examples = [f"  {s.example}" for s in listed]
+    parser = argparse.ArgumentParser(
+        prog="tracelab",
+        usage="tracelab [--version] COMMAND [ARGS...]",
+        description="Traffic trace analysis and replay.",
+        epilog="commands:\n" + "\n".join(lines)
+        + "\n\nexamples:\n" + "\n".join(examples)
+        + "\n\nRun `tracelab COMMAND --help` for a command's options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"tracelab {__version__}")
+    parser.add_argument("command", nargs="?", help=argparse.SUPPRESS)
+    parser.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    available = {}
+    for sub in SUBCOMMANDS:
+        runner = sub.resolve()
+        if runner is not None:
+            available[sub.name] = runner
+    parser = build_parser(available)
+    if not argv or argv[0] in ("-h", "--help"):
+        parser.print_help()
+        return 0
+    ns = parser.parse_args(argv[:1])
+    name = ns.command
+    if name in available:
+        return available[name](argv[1:])
+    known = {s.name: s for s in SUBCOMMANDS}
+    if name in known:
+        print(f"tracelab: `{name}` is not available here: {known[name].missing}", file=sys.stderr)
+    else:
+        print(f"tracelab: unknown command `{name}` (see `tracelab --help`)", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

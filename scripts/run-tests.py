@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Runs every test suite of tracelab and prints one closing line summed over
+them: `N passed, N failed, N skipped`. Exit status 1 if anything failed or a
+suite could not run.
+
+Suites: cargo test (analyzer), ctest (click-elements, replay engine), pytest
+(models, replay, end-to-end tests), and the Click example runner (counted as
+skipped, with its reason, when no Click installation is present).
+
+  scripts/run-tests.py            all suites
+  scripts/run-tests.py rust cpp   only those (rust, cpp, python, click)
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = ROOT / "build"
+
+
+@dataclass
+class Result:
+    name: str
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
+    print(f"\n$ {' '.join(cmd)}", flush=True)
+    return subprocess.run(cmd, cwd=ROOT, text=True, **kw)
+
+
+def tee(cmd: list[str]) -> tuple[int, str]:
+    """Runs cmd, streaming its output, and returns (status, output)."""
+    print(f"\n$ {' '.join(cmd)}", flush=True)
+    proc = subprocess.Popen(cmd, cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    lines = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        lines.append(line)
+    return proc.wait(), "".join(lines)
+
+
+def rust() -> Result:
+    r = Result("cargo test")
+    status, out = tee(["cargo", "test", "--release", "--locked", "--manifest-path", "analyzer/Cargo.toml",
+                       "--workspace", "--no-fail-fast"])
+    for m in re.finditer(r"test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored", out):
+        r.passed += int(m[1])
+        r.failed += int(m[2])
+        r.skipped += int(m[3])
+    if status != 0 and r.failed == 0:
+        r.failed += 1
+        r.notes.append(f"cargo test exited {status} (build failure?)")
+    return r
+
+
+def ctest_dir(name: str, build: Path) -> Result:
+    r = Result(name)
+    if not (build / "CTestTestfile.cmake").exists():
+        r.failed += 1
+        r.notes.append(f"{build} is not built: run scripts/setup.sh first")
+        return r
+    junit = build / "ctest-junit.xml"
+    status = run(["ctest", "--test-dir", str(build), "--output-on-failure", "-j2",
+                  "--output-junit", str(junit)]).returncode
+    if junit.exists():
+        for case in ET.parse(junit).getroot().iter("testcase"):
+            state = case.get("status", "run")
+            if case.find("failure") is not None or state == "fail":
+                r.failed += 1
+            elif case.find("skipped") is not None or state in ("disabled", "notrun"):
+                r.skipped += 1
+            else:
+                r.passed += 1
+    if status != 0 and r.failed == 0:
+        r.failed += 1
+        r.notes.append(f"ctest exited {status}")
+    return r
+
+
+def cpp() -> list[Result]:
+    results = [ctest_dir("ctest click-elements", BUILD / "click-elements")]
+    if (ROOT / "replay" / "engine" / "CMakeLists.txt").exists():
+        results.append(ctest_dir("ctest replay engine", BUILD / "engine"))
+    return results
+
+
+def python() -> Result:
+    r = Result("pytest")
+    paths = [p for p in ("models/tests", "replay/tests", "tests") if (ROOT / p).is_dir()]
+    junit = BUILD / "pytest-junit.xml"
+    junit.parent.mkdir(parents=True, exist_ok=True)
+    status = run([str(ROOT / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-rs",
+                  "--import-mode=importlib", "-p", "no:cacheprovider", f"--junitxml={junit}", *paths]).returncode
+    if junit.exists():
+        for suite in ET.parse(junit).getroot().iter("testsuite"):
+            tests = int(suite.get("tests", 0))
+            failed = int(suite.get("failures", 0)) + int(suite.get("errors", 0))
+            skipped = int(suite.get("skipped", 0))
+            r.failed += failed
+            r.skipped += skipped
+            r.passed += tests - failed - skipped
+    if status not in (0, 5) and r.failed == 0:
+        r.failed += 1
+        r.notes.append(f"pytest exited {status}")
+    return r
+
+
+def click() -> Result:
+    r = Result("click examples")
+    script = ROOT / "click-elements" / "click" / "run-examples.sh"
+    if not script.exists():
+        return r
+    status, out = tee(["bash", str(script)])
+    r.passed += len(re.findall(r"^PASS\b", out, re.M))
+    r.failed += len(re.findall(r"^FAIL\b", out, re.M))
+    skips = re.findall(r"^SKIPPED \((.*)\)", out, re.M)
+    r.skipped += len(skips)
+    r.notes.extend(f"SKIPPED ({s})" for s in skips)
+    if status != 0 and r.failed == 0:
+        r.failed += 1
+        r.notes.append(f"run-examples.sh exited {status}")
+    return r
+
+
+SUITES = {"rust": rust, "cpp": cpp, "python": python, "click": click}
+
+
+def main(argv: list[str]) -> int:
+    chosen = argv or list(SUITES)
+    unknown = [s for s in chosen if s not in SUITES]
+    if unknown:
+        print(f"run-tests: unknown suite(s) {unknown}; choose from {list(SUITES)}", file=sys.stderr)
+        return 2
+    results: list[Result] = []
+    for name in chosen:
+        out = SUITES[name]()
+        results.extend(out if isinstance(out, list) else [out])
+    print("\n== test summary ==")
+    for r in results:
+        note = f"  [{'; '.join(r.notes)}]" if r.notes else ""
+        print(f"{r.name:<22} {r.passed:>5} passed {r.failed:>4} failed {r.skipped:>4} skipped{note}")
+    total = Result("total")
+    for r in results:
+        total.passed += r.passed
+        total.failed += r.failed
+        total.skipped += r.skipped
+    print(f"{total.passed} passed, {total.failed} failed, {total.skipped} skipped")
+    return 1 if total.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Sets up and builds every part of tracelab. Used by `make setup`, `make demo`,
+# `make test`, .ci/run and the Dockerfile, so they all install the same way.
+#
+#   scripts/setup.sh            system packages, .venv, build everything
+#   scripts/setup.sh --test     also the oracles the tests compare against
+#                               (tshark, tcptrace, argus) and test-only tools
+#   scripts/setup.sh --no-build only packages and the virtualenv
+#
+# System packages come from Debian (apt-get, as root); Python packages from
+# PyPI, pinned in requirements.lock; Rust crates from crates.io, locked in
+# analyzer/Cargo.lock. Nothing else is downloaded.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+WITH_TEST=0
+BUILD=1
+for arg in "$@"; do
+  case "$arg" in
+    --test) WITH_TEST=1 ;;
+    --no-build) BUILD=0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option $arg (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+# --- system packages (Debian) -------------------------------------------------
+APT_BUILD=(build-essential pkg-config cmake ninja-build libpcap-dev libgtest-dev pybind11-dev)
+APT_TEST=(tshark tcptrace argus-client argus-server default-jdk-headless maven)
+want=("${APT_BUILD[@]}")
+[ "$WITH_TEST" = 1 ] && want+=("${APT_TEST[@]}")
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# A JDK and Maven may come from elsewhere than Debian (the project machines
+# carry Temurin): accept any working java + mvn.
+if command -v java >/dev/null && command -v mvn >/dev/null; then
+  missing=("${missing[@]/default-jdk-headless}"); missing=("${missing[@]/maven}")
+fi
+read -r -a missing <<<"${missing[*]:-}"
+if [ "${#missing[@]}" -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    say "installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "setup.sh: missing Debian packages. Install them with:" >&2
+    echo "  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+# --- toolchains ---------------------------------------------------------------
+if ! command -v cargo >/dev/null; then
+  echo "setup.sh: Rust is missing. Install rustup (https://rustup.rs), then the toolchain" >&2
+  echo "  pinned in rust-toolchain.toml: rustup toolchain install $(sed -n 's/^channel = \"\(.*\)\"/\1/p' rust-toolchain.toml)" >&2
+  exit 1
+fi
+PYTHON="${PYTHON:-}"
+if [ -z "$PYTHON" ]; then
+  for cand in python3.11 python3; do
+    if command -v "$cand" >/dev/null && "$cand" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
+      PYTHON="$cand"; break
+    fi
+  done
+fi
+if [ -z "$PYTHON" ]; then
+  echo "setup.sh: Python 3.11 is required (apt-get install python3.11 python3.11-venv, or set PYTHON=...)" >&2
+  exit 1
+fi
+
+# --- Python virtualenv ----------------------------------------------------------
+if [ ! -x .venv/bin/python ]; then
+  say "creating .venv with $($PYTHON --version)"
+  "$PYTHON" -m venv .venv
+fi
+if ! cmp -s requirements.lock .venv/.requirements.lock 2>/dev/null; then
+  say "installing pinned Python packages (requirements.lock)"
+  .venv/bin/pip install -q --disable-pip-version-check -r requirements.lock
+  cp requirements.lock .venv/.requirements.lock
+fi
+say "installing tracelab's Python packages (editable)"
+for pkg in models replay; do
+  if [ -f "$pkg/pyproject.toml" ]; then
+    .venv/bin/pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e "$pkg"
+  fi
+done
+
+[ "$BUILD" = 1 ] || exit 0
+
+# --- build ----------------------------------------------------------------------
+JOBS="${JOBS:-$(nproc)}"
+say "building the analyzer (Rust, release)"
+cargo build --release --locked -j "$JOBS" --manifest-path analyzer/Cargo.toml
+ln -sf "$ROOT/analyzer/target/release/tracelab-analyzer" .venv/bin/tracelab-analyzer
+
+say "building the queueing cores and their tests (C++)"
+cmake -S click-elements -B build/click-elements -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/click-elements -j "$JOBS"
+
+if [ -f replay/engine/CMakeLists.txt ]; then
+  say "building the replay engine (C++) and its Python module"
+  cmake -S replay/engine -B build/engine -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DPython_EXECUTABLE="$ROOT/.venv/bin/python" \
+    -Dpybind11_DIR="$(.venv/bin/python -m pybind11 --cmakedir)" >/dev/null
+  cmake --build build/engine -j "$JOBS"
+  cmake --install build/engine >/dev/null
+fi
+say "setup done: activate with \`. .venv/bin/activate\`, then run \`tracelab --help\`"
