@@ -73,11 +73,12 @@ RunConfig to_config(const py::dict& d) {
         nc.element = n.cast<std::string>();
       } else {
         py::dict nd = n.cast<py::dict>();
-        check_keys(nd, {"element", "rate", "prop_delay", "overhead"}, "node");
+        check_keys(nd, {"element", "rate", "prop_delay", "overhead", "min_service"}, "node");
         if (nd.contains("element")) nc.element = nd["element"].cast<std::string>();
         if (nd.contains("rate")) nc.rate_bps = to_rate(nd["rate"], "node rate");
         if (nd.contains("prop_delay")) nc.prop_delay = to_time(nd["prop_delay"], "node prop_delay");
         if (nd.contains("overhead")) nc.overhead_bytes = nd["overhead"].cast<uint32_t>();
+        if (nd.contains("min_service")) nc.min_service = to_time(nd["min_service"], "node min_service");
       }
       c.nodes.push_back(nc);
     }
@@ -181,6 +182,7 @@ py::dict result_dict(RunResult& r) {
     d["min_transmission_bytes"] = n.min_transmission_bytes;
     d["max_transmission_bytes"] = n.max_transmission_bytes;
     d["busy_ps"] = n.busy;
+    d["mean_queue_delay_ps"] = n.mean_queue_delay;
     d["utilization"] = n.utilization;
     d["eta"] = n.eta;
     d["out_bps"] = n.out_bps;

@@ -2,6 +2,7 @@
 
 #include <pcap/pcap.h>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -90,6 +91,7 @@ struct Engine::Impl {
     uint64_t offered = 0, transmissions = 0, tx_packets = 0, wire_bytes = 0;
     uint64_t min_tx = UINT64_MAX, max_tx = 0;
     Time busy = 0;
+    __int128 queue_delay_sum = 0;
     LevelTracker table;
   };
 
@@ -287,7 +289,7 @@ struct Engine::Impl {
     if (n.batch.count == 0 || n.batch.count > n.batch.capacity)
       throw std::logic_error("node " + std::to_string(k) + " (" + n.cfg.element + "): dequeue() returned a bad batch");
     const uint64_t bytes = uint64_t{n.batch.wire_bytes} + n.cfg.overhead_bytes;
-    const Time ser = serialization_time(bytes, n.cfg.rate_bps);
+    const Time ser = std::max(serialization_time(bytes, n.cfg.rate_bps), n.cfg.min_service);
     const Time end = now + ser;
     n.link_free_at = n.pull_at = end;
     n.busy += ser;
@@ -301,6 +303,7 @@ struct Engine::Impl {
       const Packet& p = n.batch.packets[j];
       Record& r = recs[p.handle];
       r.queued += now - r.node_arrival;
+      n.queue_delay_sum += now - r.node_arrival;
       if (r.exit_node == k) {
         n.delivering.push({arrive, p});
       } else {
@@ -522,6 +525,8 @@ struct Engine::Impl {
         r.max_transmission_bytes = n.max_tx;
       }
       r.busy = n.busy;
+      if (n.tx_packets)
+        r.mean_queue_delay = static_cast<double>(n.queue_delay_sum) / static_cast<double>(n.tx_packets);
       if (span_s > 0) {
         r.utilization = static_cast<double>(n.busy) * 1e-12 / span_s;
         r.eta = static_cast<double>(n.transmissions) / span_s / cfg.router_pps;

@@ -36,6 +36,10 @@ struct NodeConfig {
   uint64_t rate_bps = 10000000000ULL;
   Time prop_delay = 0;
   uint32_t overhead_bytes = 0;  // per transmission, e.g. 20 for preamble + inter-frame gap
+  // Per-transmission processing floor: a transmission lasts at least this
+  // long (a router forwarding at most 1/min_service packets or chunks per
+  // second, e.g. 200 ns = the 5 M PPS edge of [000 §5.1]).
+  Time min_service = 0;
 };
 
 struct ClassConfig {
@@ -83,6 +87,7 @@ struct NodeResult {
   double mean_transmission_bytes = 0, mean_packets_per_transmission = 0;
   uint64_t min_transmission_bytes = 0, max_transmission_bytes = 0;
   Time busy = 0;                 // link busy time
+  double mean_queue_delay = 0;   // ps, over the packets this node transmitted
   double utilization = 0;        // busy / run span
   double eta = 0;                // transmissions per second / router_pps
   double out_bps = 0;            // wire bits per second

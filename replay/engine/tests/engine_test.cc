@@ -59,6 +59,20 @@ TEST(Engine, FifoHandTrace) {
   EXPECT_EQ(r.nodes[0].highwater_packets, 1u);
 }
 
+TEST(Engine, MinServiceCapsThePacketRate) {
+  // 64-B packets every 100 ns into a 200 ns processing floor (5 M PPS): the
+  // node forwards one packet per 200 ns and the FIFO of 10 fills and drops.
+  RunConfig cfg;
+  cfg.sources = {"cbr(interval=100ns, size=64, count=1000)"};
+  cfg.nodes = {NodeConfig{"fifo(capacity=10)", 10000000000ULL, 0, 0, 200 * kNanosecond}};
+  RunResult r = run(cfg);
+  EXPECT_EQ(r.nodes[0].busy, static_cast<Time>(r.delivered) * 200 * kNanosecond);
+  // Arrivals at k*100 ns, departures at j*200 ns: the queue grows by one
+  // every 200 ns until it holds 10, then every second arrival is dropped.
+  EXPECT_NEAR(static_cast<double>(r.delivered), 1000 / 2.0 + 10, 2);
+  EXPECT_EQ(r.delivered + r.dropped, 1000u);
+}
+
 TEST(Engine, TwoNodesInSeriesWithCrossTraffic) {
   // Node 0: 10 Gb/s, 1 us propagation; node 1: 1 Gb/s.
   const std::string main = write_pcap("series_main.pcap", {{kT0, 1250}, {kT0 + 500, 1250}});
@@ -83,6 +97,8 @@ TEST(Engine, TwoNodesInSeriesWithCrossTraffic) {
   EXPECT_EQ(r.detail.queue_delay[2], 500 * kNanosecond + 9 * us);
   EXPECT_EQ(r.nodes[0].offered, 2u);
   EXPECT_EQ(r.nodes[1].offered, 3u);
+  // Node 1 queueing: cross 0, p0 0, p1 9 us -> mean 3 us.
+  EXPECT_DOUBLE_EQ(r.nodes[1].mean_queue_delay, 3.0 * us);
 }
 
 TEST(Engine, LineRateCbrWithFrameOverhead) {
