@@ -83,6 +83,7 @@ struct Engine::Impl {
     QueueCore* core = nullptr;
     Time link_free_at = 0;
     Time pull_at = kNever;
+    Time ps_per_byte = 0;  // exact picoseconds per byte, or 0 if not whole
     std::vector<Packet> storage;
     Batch batch;
     Ring<InFlight> inbound;     // on the wire from the previous node
@@ -128,6 +129,7 @@ struct Engine::Impl {
       if (n->cfg.rate_bps == 0) throw SpecError("node " + std::to_string(k) + ": link rate must be positive");
       n->built = make_core(n->cfg.element, NodeContext{n->cfg.rate_bps});
       n->core = n->built.core.get();
+      if (8000000000000ULL % n->cfg.rate_bps == 0) n->ps_per_byte = static_cast<Time>(8000000000000ULL / n->cfg.rate_bps);
       n->storage.resize(cfg.batch_capacity);
       n->batch.packets = n->storage.data();
       n->batch.capacity = cfg.batch_capacity;
@@ -289,7 +291,11 @@ struct Engine::Impl {
     if (n.batch.count == 0 || n.batch.count > n.batch.capacity)
       throw std::logic_error("node " + std::to_string(k) + " (" + n.cfg.element + "): dequeue() returned a bad batch");
     const uint64_t bytes = uint64_t{n.batch.wire_bytes} + n.cfg.overhead_bytes;
-    const Time ser = std::max(serialization_time(bytes, n.cfg.rate_bps), n.cfg.min_service);
+    // At rates that divide 8e12 (1/10/40/100 Gb/s...) a byte is a whole
+    // number of picoseconds: multiply instead of dividing.
+    const Time ser = std::max(n.ps_per_byte ? static_cast<Time>(bytes) * n.ps_per_byte
+                                            : serialization_time(bytes, n.cfg.rate_bps),
+                              n.cfg.min_service);
     const Time end = now + ser;
     n.link_free_at = n.pull_at = end;
     n.busy += ser;

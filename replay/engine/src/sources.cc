@@ -17,6 +17,16 @@ namespace tracelab::engine {
 
 namespace {
 
+// Nearest picosecond of a non-negative time kept as a double (cheaper than
+// std::llround, which handles negative values and errno).
+inline Time round_ps(double t) { return static_cast<Time>(t + 0.5); }
+
+// Uniform in [0, n) without a division (Lemire's multiply-shift; the bias
+// is below n / 2^64).
+inline uint64_t below(uint64_t r, uint64_t n) {
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(r) * n) >> 64);
+}
+
 // A packets- or flows-per-second value: 312500, 1.5M, 2.5e5.
 double parse_per_second(Spec& s, const char* key) {
   const std::string v = s.string(key, "");
@@ -170,6 +180,15 @@ class PcapFile {
   PcapFile(const PcapFile&) = delete;
   PcapFile& operator=(const PcapFile&) = delete;
   int linktype() const { return pcap_datalink(p_); }
+  // Only packets matching the BPF expression are returned by next().
+  void set_filter(const std::string& expr) {
+    bpf_program prog;
+    if (pcap_compile(p_, &prog, expr.c_str(), 1, PCAP_NETMASK_UNKNOWN) != 0)
+      throw SpecError("pcap filter '" + expr + "': " + pcap_geterr(p_));
+    const int r = pcap_setfilter(p_, &prog);
+    pcap_freecode(&prog);
+    if (r != 0) throw SpecError("pcap filter '" + expr + "': " + pcap_geterr(p_));
+  }
   // 1 = a packet, 0 = end of file; throws on a read error (e.g. a truncated record).
   bool next(pcap_pkthdr*& hdr, const u_char*& data) {
     const int r = pcap_next_ex(p_, &hdr, &data);
@@ -205,7 +224,8 @@ class PcapSource final : public Source {
     const uint64_t link = s.rate("link", ctx.link_bps);
     if (by_speed && !(speed > 0)) throw SpecError("pcap: speed must be positive");
     if (by_load && !(load > 0)) throw SpecError("pcap: load must be positive");
-    file_ = std::make_unique<PcapFile>(path_);
+    filter_ = s.string("filter", "");
+    file_ = open_file();
     if (!linktype_supported(file_->linktype()))
       throw std::runtime_error("pcap '" + path_ + "': link type " + std::to_string(file_->linktype()) +
                                " is not supported (Ethernet, raw IP, loopback, Linux SLL/SLL2 are)");
@@ -213,7 +233,7 @@ class PcapSource final : public Source {
     if (by_rate || by_load) {
       const double target = by_rate ? static_cast<double>(rate) : load * static_cast<double>(link);
       scale_ = recorded_bps() / target;
-      file_ = std::make_unique<PcapFile>(path_);  // rewind
+      file_ = open_file();  // rewind
     }
   }
 
@@ -242,7 +262,7 @@ class PcapSource final : public Source {
       }
       last_rel_ = rel;
       Time t = rel * kNanosecond;
-      if (scale_ != 1.0) t = static_cast<Time>(std::llround(static_cast<double>(t) * scale_));
+      if (scale_ != 1.0) t = round_ps(static_cast<double>(t) * scale_);
       a.pkt = Packet{};
       a.pkt.arrival = start_ + t;
       a.pkt.length = d.ip_length;
@@ -272,6 +292,12 @@ class PcapSource final : public Source {
   bool bounded() const override { return true; }
 
  private:
+  std::unique_ptr<PcapFile> open_file() {
+    auto f = std::make_unique<PcapFile>(path_);
+    if (!filter_.empty()) f->set_filter(filter_);
+    return f;
+  }
+
   // Mean bit rate of the IP packets of the file over its recorded span.
   double recorded_bps() {
     pcap_pkthdr* h = nullptr;
@@ -294,6 +320,7 @@ class PcapSource final : public Source {
   }
 
   std::string path_;
+  std::string filter_;  // BPF expression; packets it rejects are never seen
   std::unique_ptr<PcapFile> file_;
   ClassRules rules_;
   Time start_ = 0;
@@ -367,9 +394,9 @@ class PacketSource final : public Source {
     if (poisson_) t_ += -mean_gap_ * std::log(open_unit(c_.rng));
   }
   bool next(Arrival& a) override {
-    const Time t = static_cast<Time>(std::llround(t_));
+    const Time t = round_ps(t_);
     if (c_.done(t)) return false;
-    const uint64_t flow = flows_ == 1 ? 0 : c_.rng.next_u64() % flows_;
+    const uint64_t flow = flows_ == 1 ? 0 : below(c_.rng.next_u64(), flows_);
     c_.fill(a, t, flow, c_.draw_size());
     t_ += poisson_ ? -mean_gap_ * std::log(open_unit(c_.rng)) : mean_gap_;
     return true;
@@ -423,7 +450,7 @@ class OnOffSource final : public Source {
   }
   bool next(Arrival& a) override {
     const Pending p = heap_.top();
-    const Time t = static_cast<Time>(std::llround(p.t));
+    const Time t = round_ps(p.t);
     if (c_.done(t)) return false;
     heap_.pop();
     c_.fill(a, t, p.id, c_.draw_size());
@@ -475,7 +502,7 @@ class FlowSource final : public Source {
   }
   bool next(Arrival& a) override {
     // A new flow arrives before (or with) the earliest pending packet.
-    while (static_cast<Time>(std::llround(next_flow_)) < c_.stop &&
+    while (round_ps(next_flow_) < c_.stop &&
            (heap_.empty() || next_flow_ <= heap_.top().t)) {
       remaining_.push_back(npkts_.sample_count(c_.rng, 1));
       heap_.push({next_flow_, remaining_.size() - 1});
@@ -484,7 +511,7 @@ class FlowSource final : public Source {
     if (heap_.empty() || (c_.count && c_.emitted >= c_.count)) return false;
     const Pending p = heap_.top();
     heap_.pop();
-    c_.fill(a, static_cast<Time>(std::llround(p.t)), p.id, c_.draw_size());
+    c_.fill(a, round_ps(p.t), p.id, c_.draw_size());
     if (--remaining_[p.id] > 0) heap_.push({p.t + gap_, p.id});
     return true;
   }
@@ -537,7 +564,7 @@ std::unique_ptr<Source> make_source(const std::string& spec_text, const SourceCo
 }
 
 std::vector<std::pair<std::string, std::string>> known_sources() {
-  return {{"pcap", "pcap(path=F, speed=X | rate=BPS | load=L, link=10G, classes='MATCH->CLASS; ...', start=0s, count=N, hops=A-B)"},
+  return {{"pcap", "pcap(path=F, speed=X | rate=BPS | load=L, link=10G, classes='MATCH->CLASS; ...', filter='BPF', start=0s, count=N, hops=A-B)"},
           {"poisson", "poisson(rate=PPS | load=L, size=DIST, cls=0, flows=1, start=0s, stop=T, count=N, seed=S, hops=A-B)"},
           {"cbr", "cbr(rate=PPS | load=L | interval=T, size=DIST, cls=0, flows=1, start, stop, count, hops)"},
           {"onoff", "onoff(flows=N, rate=BPS (mean per flow) | peak=BPS, on=exp(350ms), off=exp(650ms), size=200, cls, start, stop, hops)"},

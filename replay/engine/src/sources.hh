@@ -1,6 +1,6 @@
 // Traffic sources: each yields packets in non-decreasing time order.
 //
-//   pcap(path=F, speed=2 | rate=1G | load=0.9, classes='RULES', hops=0-1)
+//   pcap(path=F, speed=2 | rate=1G | load=0.9, classes='RULES', filter='BPF', hops=0-1)
 //   poisson(rate=1M | load=0.5, size=DIST, cls=0, flows=1, start=0s, stop=1s, count=N, hops=...)
 //   cbr(...same as poisson, or interval=67200ps)
 //   onoff(flows=80, rate=80k | peak=..., on=exp(350ms), off=exp(650ms), size=200, cls=0, ...)

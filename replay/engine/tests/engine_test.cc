@@ -201,6 +201,16 @@ TEST(Engine, ClassRulesFromPcapHeaders) {
   EXPECT_EQ(r.detail.cls, (std::vector<uint8_t>{1, 2, 3, 4, 5}));
 }
 
+TEST(Engine, PcapBpfFilterSelectsPackets) {
+  const std::string pcap = write_pcap("filter.pcap", {{kT0, 100, 5060, 2000}, {kT0 + 1, 100, 1, 2}, {kT0 + 2, 100, 7, 5060}});
+  RunConfig cfg;
+  cfg.sources = {"pcap(path=" + pcap + ", filter='udp port 5060')"};
+  RunResult r = run(cfg);
+  EXPECT_EQ(r.offered, 2u);
+  cfg.sources = {"pcap(path=" + pcap + ", filter='tcp and')"};
+  EXPECT_THROW(Engine{cfg}, SpecError);
+}
+
 TEST(Engine, PcapTimeScalingToARate) {
   // 2 packets of 1250 B 1 ms apart: 20 kb over 1 ms = 20 Mb/s recorded;
   // scaled to 1 Gb/s the gap becomes 20 us.
