@@ -116,7 +116,7 @@ struct Engine::Impl {
   bool have_epoch = false;
   bool ran = false;
   uint64_t offered = 0, delivered = 0, dropped = 0;
-  Time first_arrival = kNever, last_arrival = 0;
+  Time first_arrival = kNever, last_arrival = 0, last_delivery = 0;
 
   explicit Impl(const RunConfig& c) : cfg(c) {
     if (cfg.nodes.empty()) throw SpecError("a run needs at least one node");
@@ -321,6 +321,7 @@ struct Engine::Impl {
   void deliver(uint64_t slot, uint32_t k, Time t) {
     Record& r = recs[slot];
     ++delivered;
+    last_delivery = t;
     if (r.measured) {
       ClassStats& cs = class_stats[r.cls];
       ++cs.delivered;
@@ -366,18 +367,35 @@ struct Engine::Impl {
 
   // ------------------------------------------------------------ loop
 
+  // Deliveries change nothing but the metrics, so rather than being events
+  // of their own they are flushed, in time order, before the first event
+  // that is later than them: the same order as processing them first at
+  // equal times, without a trip through the loop per packet.
+  void flush_deliveries(Time upto) {
+    for (;;) {
+      Node* first = nullptr;
+      uint32_t k_first = 0;
+      for (uint32_t k = 0; k < nodes.size(); ++k) {
+        Node& n = *nodes[k];
+        if (!n.delivering.empty() && n.delivering.front().at <= upto &&
+            (first == nullptr || n.delivering.front().at < first->delivering.front().at))
+          first = &n, k_first = k;
+      }
+      if (first == nullptr) return;
+      const InFlight f = first->delivering.pop();
+      deliver(f.pkt.handle, k_first, f.at);
+    }
+  }
+
   Time loop() {
-    enum Kind { kNone, kDeliver, kPull, kArrive, kSource };
+    enum Kind { kNone, kPull, kArrive, kSource };
     Time now = 0;
     for (;;) {
       Time best = kNever;
       Kind kind = kNone;
       size_t which = 0;
-      // Strict '<' in this order gives deliveries, pulls, link arrivals,
-      // then source arrivals at equal times (see engine.hh).
-      for (size_t k = 0; k < nodes.size(); ++k)
-        if (!nodes[k]->delivering.empty() && nodes[k]->delivering.front().at < best)
-          best = nodes[k]->delivering.front().at, kind = kDeliver, which = k;
+      // Strict '<' in this order gives pulls, then link arrivals, then
+      // source arrivals at equal times (see engine.hh).
       for (size_t k = 0; k < nodes.size(); ++k)
         if (nodes[k]->pull_at < best) best = nodes[k]->pull_at, kind = kPull, which = k;
       for (size_t k = 1; k < nodes.size(); ++k)
@@ -386,16 +404,14 @@ struct Engine::Impl {
       for (size_t i = 0; i < pending.size(); ++i)
         if (pending[i].valid && pending[i].a.pkt.arrival < best)
           best = pending[i].a.pkt.arrival, kind = kSource, which = i;
-      if (kind == kNone) return now;
-      if (best > cfg.until) return cfg.until;
+      if (kind == kNone || best > cfg.until) {
+        flush_deliveries(cfg.until);  // kNever: all of them
+        return cfg.until != kNever ? cfg.until : std::max(now, last_delivery);
+      }
       if (best < now) throw std::logic_error("event in the past: a source or core went back in time");
+      flush_deliveries(best);
       now = best;
       switch (kind) {
-        case kDeliver: {
-          const InFlight f = nodes[which]->delivering.pop();
-          deliver(f.pkt.handle, static_cast<uint32_t>(which), now);
-          break;
-        }
         case kPull:
           pull(static_cast<uint32_t>(which), now);
           break;

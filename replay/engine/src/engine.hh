@@ -8,10 +8,11 @@
 // of the link of its last node; until then it is "in flight".
 //
 // Order of events at the same instant (documented because golden outputs
-// depend on it): deliveries, then every link that becomes free pulls its
-// next batch (node order), then packets arriving from an upstream link (node
-// order), then packets from the sources (source order). A packet arriving at
-// an idle link is pulled at once, in the same instant.
+// depend on it): deliveries (in time order across nodes), then every link
+// that becomes free pulls its next batch (node order), then packets arriving
+// from an upstream link (node order), then packets from the sources (source
+// order). A packet arriving at an idle link is pulled at once, in the same
+// instant.
 //
 // Not implemented yet: workload-model (models/*.model.json) sources; chunk
 // encapsulation overhead beyond what a core reports in Batch::wire_bytes;

@@ -84,6 +84,13 @@ def fmt_time(ps: float) -> str:
     return f"{ps:.0f} ps" if not math.isnan(ps) else "n/a"
 
 
+def fmt_pps(mpps: float) -> str:
+    for unit, scale in (("Mpps", 1.0), ("kpps", 1e-3)):
+        if mpps >= scale:
+            return f"{mpps / scale:.3f} {unit}"
+    return f"{mpps * 1e6:.1f} pps"
+
+
 def summary_lines(m: dict[str, Any]) -> list[str]:
     t = m["timing"]
     lines = [f"{'class':<12} {'offered':>10} {'delivered':>10} {'dropped':>9} {'R_v':>8} {'EPLR':>8} "
@@ -95,6 +102,6 @@ def summary_lines(m: dict[str, Any]) -> list[str]:
     for i, n in enumerate(m["nodes"]):
         lines.append(f"node {i} {n['element']}: {n['transmissions']} transmissions, "
                      f"mean {n['mean_transmission_bytes']:.0f} B, utilization {n['utilization']:.3f}, eta {n['eta']:.4f}")
-    lines.append(f"virtual {fmt_time(t['span_ps'])}: {t['mpps_in_virtual']:.3f} Mpps in, "
-                 f"{t['mpps_out_virtual']:.3f} Mpps out; wall {t['wall_seconds']:.3f} s ({t['wall_mpps']:.2f} Mpps)")
+    lines.append(f"virtual {fmt_time(t['span_ps'])}: {fmt_pps(t['mpps_in_virtual'])} in, "
+                 f"{fmt_pps(t['mpps_out_virtual'])} out; wall {t['wall_seconds']:.3f} s ({fmt_pps(t['wall_mpps'])})")
     return lines
