@@ -139,6 +139,7 @@ double Distribution::sample(SourceRng& rng) const {
 }
 
 uint64_t Distribution::sample_count(SourceRng& rng, uint64_t floor) const {
+  if (kind_ == Kind::kConst) return std::max<uint64_t>(floor, static_cast<uint64_t>(a_ + 0.5));
   const long long x = std::llround(sample(rng));
   return std::max<uint64_t>(floor, x < 0 ? 0 : static_cast<uint64_t>(x));
 }
