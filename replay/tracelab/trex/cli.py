@@ -172,10 +172,12 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from tracelab_models.profile import ProfileError  # what the model loader raises
+
     a = parser().parse_args(argv)
     try:
         return a.run(a)
-    except (P.PlanError, TrexUnavailable, ValueError, RuntimeError, OSError) as e:
+    except (P.PlanError, ProfileError, TrexUnavailable, ValueError, RuntimeError, OSError) as e:
         print(f"tracelab replay trex {a.command}: {e}", file=sys.stderr)
         return 2
 

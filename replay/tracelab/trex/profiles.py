@@ -70,8 +70,8 @@ def check_profile(profile, kind: str, tunables: list[str] | None = None) -> dict
     """Load ``profile`` with the real TRex client and return what check_profile.py reports
     (the profile's JSON as TRex serialises it, and for STL the from_json round trip)."""
     args = [str(profile), "--kind", kind]
-    for t in tunables or []:
-        args += ["--tunable", t]
+    # "--tunable=VALUE": the values themselves start with "--".
+    args += [f"--tunable={t}" for t in tunables or []]
     done = run_trex_script("check_profile.py", args)
     if done.returncode != 0:
         raise RuntimeError(f"TRex could not load {profile}:\n{done.stderr.strip() or done.stdout.strip()}")

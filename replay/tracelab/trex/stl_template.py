@@ -7,13 +7,13 @@ maps the plan onto TRex streams. Tunables: --classes a,b (only those classes),
 """
 import argparse
 
-from trex.stl.api import (IP, TCP, STLFlowLatencyStats, STLPktBuilder, STLProfile, STLScVmRaw,
+from trex.stl.api import (IP, TCP, Padding, Raw, STLFlowLatencyStats, STLPktBuilder, STLProfile, STLScVmRaw,
                           STLStream, STLTXCont, STLVmFixChecksumHw, STLVmFlowVar, STLVmTupleGen,
                           STLVmWrFlowVar, CTRexVmInsFixHwCs, Ether)
 
 PLAN = None  # replaced by the generator with the plan (a Python literal)
 
-ETH_HEADER, ETH_FCS = 14, 4
+ETH_MIN_NO_FCS = 60
 
 
 def _packet(cls, ip_len):
@@ -25,10 +25,10 @@ def _packet(cls, ip_len):
     else:
         hdr = IP(src=srv["ip_min"], dst=cli["ip_min"]) / TCP(sport=srv["port"], dport=cli["port_min"], flags="A")
         ip_field, port_field, other_ip = "IP.dst", "TCP.dport", "IP.src"
-    base = Ether() / hdr
-    # TRex adds the FCS; frames shorter than 60 B are padded by the NIC.
-    pad = max(0, ip_len + ETH_HEADER - len(base))
-    pkt = base / (b"\x00" * pad)
+    # TCP payload up to the IP length, then Ethernet padding (not counted in the IP
+    # length) up to the 60 B minimum frame; TRex adds the 4 B FCS.
+    pkt = Ether() / hdr / Raw(b"\x00" * max(0, ip_len - len(hdr)))
+    pkt = pkt / Padding(b"\x00" * max(0, ETH_MIN_NO_FCS - len(pkt)))
     vm = STLScVmRaw([
         # Client (ip, port) tuples: ip first, then the next port once every ip is used.
         STLVmTupleGen(name="cli", ip_min=cli["ip_min"], ip_max=cli["ip_max"],
@@ -39,7 +39,8 @@ def _packet(cls, ip_len):
         STLVmWrFlowVar(fv_name="srv", pkt_offset=other_ip),
         STLVmFixChecksumHw(l3_offset="IP", l4_offset="TCP", l4_type=CTRexVmInsFixHwCs.L4_TYPE_TCP),
     ])
-    return STLPktBuilder(pkt=pkt, vm=vm)
+    # remove_fcs=False: TRex would take a trailing Padding layer for a captured FCS.
+    return STLPktBuilder(pkt=pkt, vm=vm, remove_fcs=False)
 
 
 class TracelabSTL(object):
