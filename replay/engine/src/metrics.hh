@@ -15,9 +15,16 @@ namespace tracelab::engine {
 class LogHistogram {
  public:
   static constexpr int kSubBits = 9;
-  LogHistogram() : counts_(static_cast<size_t>(64 - kSubBits + 1) << kSubBits, 0) {}
-  void add(uint64_t v) { ++counts_[index(v)]; }
+  static constexpr size_t kBuckets = static_cast<size_t>(64 - kSubBits + 1) << kSubBits;
+  // The 224 KiB of buckets are allocated by the first add(): a class that
+  // never sees a packet (or a violation) costs nothing.
+  void add(uint64_t v) {
+    if (counts_.empty()) counts_.assign(kBuckets, 0);
+    ++counts_[index(v)];
+  }
   void merge(const LogHistogram& o) {
+    if (o.counts_.empty()) return;
+    if (counts_.empty()) counts_.assign(kBuckets, 0);
     for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += o.counts_[i];
   }
   // Nearest-rank quantile: the upper edge of the bucket holding rank ceil(q*n).

@@ -307,3 +307,30 @@ TEST(Engine, QtlPacketsNeverExceedTheirBudget) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Metrics, LogHistogramQuantilesAreWithinTheirResolution) {
+  LogHistogram h;
+  for (uint64_t v = 1; v <= 100000; ++v) h.add(v * 1000);
+  for (double q : {0.5, 0.9, 0.99}) {
+    const double exact = q * 100000 * 1000;
+    EXPECT_NEAR(static_cast<double>(h.quantile(q, 100000)), exact, exact / 512) << q;
+  }
+  EXPECT_EQ(LogHistogram::upper_edge(LogHistogram::index(511)), 511u);  // exact below 2^9
+}
+
+TEST(Metrics, Distribution1DFallsBackToTheHistogramBeyondItsSamples) {
+  Distribution1D exact(100), approx(10);
+  for (int64_t v = 1; v <= 100; ++v) exact.add(v * 1000), approx.add(v * 1000);
+  const Quantiles a = exact.summarize(), b = approx.summarize();
+  EXPECT_TRUE(a.exact);
+  EXPECT_EQ(a.p50, 50000);
+  EXPECT_EQ(a.p99, 99000);
+  EXPECT_FALSE(b.exact);
+  EXPECT_NEAR(static_cast<double>(b.p50), 50000, 50000.0 / 512);
+  EXPECT_EQ(b.max, 100000);
+  EXPECT_DOUBLE_EQ(b.mean, 50500);
+}
+
+}  // namespace
