@@ -1,0 +1,206 @@
+//! tcpmix: writes a large, TCP-rich enterprise trace for the analyzer
+//! benchmark. See README.md for the model and its limits.
+
+mod model;
+mod pcap;
+mod rng;
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use model::{Conn, End, Hosts, Kind};
+
+const USAGE: &str = "\
+usage: tcpmix [--packets N] [--seed S] [--rate CONNS_PER_S] [--snaplen B] OUT.pcap
+
+Writes a synthetic enterprise-edge trace (pcap, microseconds, Ethernet):
+TCP connections with handshakes, slow-start data trains both ways with
+delayed ACKs, losses seen as retransmissions, FIN/RST teardowns, rejected
+and unanswered SYNs, intranet and internet peers, and DNS over UDP. The
+trace is a pure function of the options. Prints a JSON summary on stdout.
+
+  --packets N   stop opening connections once N packets are scheduled
+                (the trace then holds a little more: their tails) [6000000]
+  --seed S      random seed [1]
+  --rate R      connection arrivals per second (Poisson) [500]
+  --snaplen B   bytes captured per frame, 66..=65535 [96]
+
+example: tcpmix --packets 6000000 build/bench/tcpmix-6M.pcap";
+
+struct Options {
+    packets: u64,
+    seed: u64,
+    rate: f64,
+    snaplen: u32,
+    out: String,
+}
+
+fn parse() -> Result<Options, String> {
+    let mut o = Options {
+        packets: 6_000_000,
+        seed: 1,
+        rate: 500.0,
+        snaplen: 96,
+        out: String::new(),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
+        match a.as_str() {
+            "--packets" => o.packets = value("--packets")?.parse().map_err(|e| format!("--packets: {e}"))?,
+            "--seed" => o.seed = value("--seed")?.parse().map_err(|e| format!("--seed: {e}"))?,
+            "--rate" => o.rate = value("--rate")?.parse().map_err(|e| format!("--rate: {e}"))?,
+            "--snaplen" => o.snaplen = value("--snaplen")?.parse().map_err(|e| format!("--snaplen: {e}"))?,
+            "-h" | "--help" => return Err(String::new()),
+            s if s.starts_with('-') => return Err(format!("unknown option {s}")),
+            s if o.out.is_empty() => o.out = s.to_string(),
+            s => return Err(format!("unexpected argument {s}")),
+        }
+    }
+    if o.out.is_empty() {
+        return Err("missing OUT.pcap".into());
+    }
+    if !(66..=65535).contains(&o.snaplen) {
+        return Err("--snaplen must be within 66..=65535 (the longest header stack is 66 bytes)".into());
+    }
+    if !(o.rate > 0.0 && o.rate.is_finite()) {
+        return Err("--rate must be a positive number".into());
+    }
+    Ok(o)
+}
+
+#[derive(Default)]
+struct Counts {
+    packets: u64,
+    tcp_packets: u64,
+    udp_packets: u64,
+    connections: u64,
+    retransmissions: u64,
+    by_kind: [u64; 4],
+    by_end: [u64; 7],
+}
+
+fn main() -> ExitCode {
+    let o = match parse() {
+        Ok(o) => o,
+        Err(e) if e.is_empty() => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("tcpmix: {e}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&o) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tcpmix: {}: {e}", o.out);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(o: &Options) -> std::io::Result<()> {
+    let started = Instant::now();
+    let mut rng = rng::Rng::new(o.seed);
+    let mut hosts = Hosts::new(&mut rng);
+    let file = BufWriter::with_capacity(8 << 20, File::create(&o.out)?);
+    let mut w = pcap::PcapWriter::new(file, o.snaplen)?;
+
+    // Open connections in a slab, merged by (next packet time, arrival
+    // number): the arrival number breaks ties, so the order is fixed.
+    let mut slab: Vec<Option<(Conn, usize)>> = Vec::new();
+    let mut free: Vec<usize> = Vec::new();
+    let mut heap: BinaryHeap<Reverse<(i64, u64, usize)>> = BinaryHeap::new();
+    const START_NS: i64 = 1_700_000_000_000_000_000; // 2023-11-14 22:13:20 UTC
+    let mut next_open = START_NS;
+    let mut serial = 0u64;
+    let mut scheduled = 0u64;
+    let mut n = Counts::default();
+    let mut last_ts = START_NS;
+
+    loop {
+        while scheduled < o.packets && heap.peek().is_none_or(|Reverse((t, _, _))| next_open <= *t) {
+            let c = model::connection(&mut rng, &mut hosts, next_open);
+            scheduled += c.pkts.len() as u64;
+            n.connections += 1;
+            n.retransmissions += c.retransmissions as u64;
+            n.by_kind[c.kind as usize] += 1;
+            n.by_end[c.end as usize] += 1;
+            let first = c.pkts[0].ts;
+            let slot = free.pop().unwrap_or_else(|| {
+                slab.push(None);
+                slab.len() - 1
+            });
+            slab[slot] = Some((c, 0));
+            heap.push(Reverse((first, serial, slot)));
+            serial += 1;
+            next_open += (rng.exp(1.0 / o.rate) * 1e9) as i64;
+        }
+        let Some(Reverse((_, id, slot))) = heap.pop() else {
+            break;
+        };
+        let (c, i) = slab[slot].as_mut().expect("a queued connection is open");
+        let p = c.pkts[*i];
+        w.write(c, &p)?;
+        last_ts = p.ts;
+        n.packets += 1;
+        if c.proto == model::TCP {
+            n.tcp_packets += 1;
+        } else {
+            n.udp_packets += 1;
+        }
+        *i += 1;
+        if let Some(next) = c.pkts.get(*i) {
+            heap.push(Reverse((next.ts, id, slot)));
+        } else {
+            slab[slot] = None;
+            free.push(slot);
+        }
+    }
+    w.into_inner().flush()?;
+    let secs = started.elapsed().as_secs_f64();
+    let kinds = [Kind::LcRs, Kind::LcLs, Kind::RcLs, Kind::Dns];
+    let ends = [
+        End::Unanswered,
+        End::Rejected,
+        End::ClientFin,
+        End::ServerFin,
+        End::ClientRst,
+        End::ServerRst,
+        End::Datagram,
+    ];
+    let fmt = |names: Vec<String>, counts: &[u64]| {
+        names
+            .iter()
+            .zip(counts)
+            .map(|(k, v)| format!("\"{k}\": {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!(
+        "{{\"generator\": \"tcpmix\", \"version\": \"{}\", \"out\": \"{}\", \"seed\": {}, \"rate\": {}, \"snaplen\": {}, \
+         \"packets\": {}, \"tcp_packets\": {}, \"udp_packets\": {}, \"connections\": {}, \"retransmissions\": {}, \
+         \"duration_s\": {:.3}, \"by_kind\": {{{}}}, \"by_end\": {{{}}}, \"wall_s\": {:.2}}}",
+        env!("CARGO_PKG_VERSION"),
+        o.out.replace('\\', "\\\\").replace('"', "\\\""),
+        o.seed,
+        o.rate,
+        o.snaplen,
+        n.packets,
+        n.tcp_packets,
+        n.udp_packets,
+        n.connections,
+        n.retransmissions,
+        (last_ts - START_NS) as f64 / 1e9,
+        fmt(kinds.iter().map(|k| format!("{k:?}")).collect(), &n.by_kind),
+        fmt(ends.iter().map(|k| format!("{k:?}")).collect(), &n.by_end),
+        secs
+    );
+    Ok(())
+}
