@@ -1,0 +1,179 @@
+"""Report sections for replay results: one run (metrics.json, optional packets.parquet)
+and sweeps (sweep.json rows, one run directory per grid point).
+
+What metrics.json carries per class (offered, delivered, drops by reason, R_v, EPLR,
+delay quantiles) and per node (transmissions = chunks, their sizes, flow-table
+occupancy in time) is shown as is; delay CDFs are exact when the run kept per-packet
+detail (packets.parquet), otherwise drawn through the stored quantiles and labelled so.
+"""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from .html import Page, cdf, fig, fmt
+
+QUANTILES = (("min_ps", 0.0), ("p50_ps", 0.5), ("p90_ps", 0.9), ("p99_ps", 0.99), ("p999_ps", 0.999), ("max_ps", 1.0))
+
+
+class ReportError(ValueError):
+    pass
+
+
+def is_run(path: Path) -> bool:
+    return (path / "metrics.json").is_file()
+
+
+def is_sweep(path: Path) -> bool:
+    return (path / "sweep.json").is_file()
+
+
+def read_metrics(path: Path) -> dict:
+    try:
+        m = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise ReportError(f"{path}: not a readable metrics.json ({e})") from e
+    if m.get("schema") != "tracelab.replay.metrics":
+        raise ReportError(f"{path}: schema {m.get('schema')!r}, expected tracelab.replay.metrics")
+    return m
+
+
+def render_run(page: Page, run_dir: Path, tag: str) -> dict:
+    m = read_metrics(run_dir / "metrics.json")
+    page.h(2, f"Replay run: {run_dir}")
+    cmd = " ".join(m.get("tool", {}).get("command") or [])
+    if cmd:
+        page.p(f"Command: {cmd}", note=True)
+    classes = [*m["classes"], m["overall"]]
+    page.table(["class", "budget", "offered", "delivered", "dropped", "buffer full", "pushed out", "early discard",
+                "budget expired", "violations", "R_v", "EPLR", "mean delay", "p99 delay"],
+               [[c["name"], _time(c["budget_ps"]), c["offered"], c["delivered"], c["dropped_total"],
+                 c["dropped"]["buffer_full"], c["dropped"]["pushed_out"], c["dropped"]["early_discard"],
+                 c["dropped"]["budget_expired"], c["violations"], c["r_v"], c["eplr"],
+                 _time(c["queue_delay"]["mean_ps"]), _time(c["queue_delay"]["p99_ps"])] for c in classes])
+    t = m["timing"]
+    page.p(f"Virtual time {_time(t['span_ps'])}: {t['mpps_in_virtual']:.3f} Mpps in, {t['mpps_out_virtual']:.3f} Mpps "
+           f"out; wall {t['wall_seconds']:.3f} s ({t['wall_mpps']:.2f} Mpps). Conservation holds: "
+           f"{m['conservation']['holds']}.")
+    page.table(["node", "element", "rate", "transmissions (chunks)", "mean chunk B", "min B", "max B",
+                "packets per chunk", "utilization", "eta", "flow table mean", "flow table max"],
+               [[i, n["element"], f"{n['rate_bps'] / 1e9:g} Gb/s", n["transmissions"], n["mean_transmission_bytes"],
+                 n["min_transmission_bytes"], n["max_transmission_bytes"], n["mean_packets_per_transmission"],
+                 n["utilization"], n["eta"], (n.get("flow_table") or {}).get("time_weighted_mean"),
+                 (n.get("flow_table") or {}).get("max")] for i, n in enumerate(m["nodes"])])
+    _delay_cdf(page, run_dir, m, tag)
+    for i, n in enumerate(m["nodes"]):
+        ft = n.get("flow_table")
+        if ft and sum(ft["time_at_size_ps"]) > 0:
+            share = np.asarray(ft["time_at_size_ps"], dtype=float)
+            share /= share.sum()
+            f, ax = fig()
+            ax.bar(np.arange(len(share)), share, width=1.0)
+            ax.set_xlabel("flow-table size (flows)")
+            ax.set_ylabel("share of time")
+            ax.grid(alpha=0.3)
+            page.figure(f, f"{tag}_flowtable{i}", f"Node {i} ({n['element']}): time spent at each flow-table size "
+                                                  f"(time-weighted mean {ft['time_weighted_mean']:.2f}, max {ft['max']}).")
+    return {"offered": m["overall"]["offered"], "delivered": m["overall"]["delivered"]}
+
+
+def _delay_cdf(page: Page, run_dir: Path, m: dict, tag: str) -> None:
+    f, ax = fig()
+    detail = run_dir / "packets.parquet"
+    if detail.is_file():
+        t = pq.read_table(detail, columns=["cls", "fate", "queue_delay_ps"])
+        fate = np.array(t.column("fate").to_pylist(), dtype=object)
+        cls = np.asarray(t.column("cls").to_numpy())
+        delay = np.asarray(t.column("queue_delay_ps").to_numpy(), dtype=float) / 1e6
+        for k, c in enumerate(m["classes"]):
+            cdf(ax, delay[(cls == k) & (fate == "delivered")], c["name"])
+        how = "exact, from packets.parquet (delivered packets)"
+    else:
+        for c in m["classes"]:
+            q = c["queue_delay"]
+            if q["count"]:
+                x = [q[k] / 1e6 for k, _ in QUANTILES]
+                ax.plot(x, [p for _, p in QUANTILES], marker="o", label=f"{c['name']} (n={q['count']})")
+        ax.set_ylabel("P(X ≤ x)")
+        ax.grid(alpha=0.3)
+        how = "through the quantiles stored in metrics.json (min, p50, p90, p99, p99.9, max)"
+    if not ax.lines:
+        import matplotlib.pyplot as plt
+
+        plt.close(f)
+        page.p("No delivered packet: no delay distribution.", note=True)
+        return
+    for c in m["classes"]:
+        if c["budget_ps"]:
+            ax.axvline(c["budget_ps"] / 1e6, ls="--", lw=0.8, color="k")
+    ax.set_xlabel("queueing delay (us)")
+    ax.legend(fontsize=7)
+    page.figure(f, f"{tag}_delay", f"Queueing delay CDF per class, {how}; dashed: delay budgets.")
+
+
+def render_sweep(page: Page, sweep_dir: Path, tag: str) -> dict:
+    try:
+        rows = json.loads((sweep_dir / "sweep.json").read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise ReportError(f"{sweep_dir / 'sweep.json'}: not readable ({e})") from e
+    page.h(2, f"Sweep: {sweep_dir} ({len(rows)} runs)")
+    if not rows:
+        page.p("The sweep has no runs.", note=True)
+        return {"runs": 0}
+    params = [k for k in rows[0] if "." not in k and k not in ("mpps_in_virtual", "wall_seconds")]
+    classes = sorted({k.split(".")[0] for r in rows for k in r if k.endswith(".r_v")})
+    page.table(params + [f"{c} {v}" for c in classes for v in ("R_v", "EPLR")],
+               [[r[p] for p in params] + [r.get(f"{c}.{v}") for c in classes for v in ("r_v", "eplr")] for r in rows])
+    for x in params:
+        xs = _numbers([r[x] for r in rows])
+        if xs is None:
+            continue
+        others = [p for p in params if p != x]
+        groups = defaultdict(list)
+        for r, xv in zip(rows, xs):
+            groups[tuple(r[p] for p in others)].append((xv, r))
+        for metric, label in (("r_v", "R_v (delay-violation ratio)"), ("eplr", "EPLR")):
+            f, ax = fig()
+            for key, pts in groups.items():
+                pts.sort(key=lambda p: p[0])
+                for c in classes:
+                    suffix = ", ".join(f"{p}={v}" for p, v in zip(others, key))
+                    ax.plot([p[0] for p in pts], [p[1].get(f"{c}.{metric}") for p in pts], marker="o",
+                            label=f"{c}{' ' + suffix if suffix else ''}")
+            ax.set_xlabel(x)
+            ax.set_ylabel(label)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7)
+            page.figure(f, f"{tag}_{metric}_vs_{x}", f"{label} per class against {x}.")
+        chunk = [k for k in rows[0] if k.endswith(".mean_transmission_bytes")]
+        if chunk:
+            f, ax = fig()
+            for key, pts in groups.items():
+                for k in chunk:
+                    ax.plot([p[0] for p in pts], [p[1][k] for p in pts], marker="o", label=k.split(".")[0])
+            ax.set_xlabel(x)
+            ax.set_ylabel("mean chunk (transmission) size, bytes")
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7)
+            page.figure(f, f"{tag}_chunk_vs_{x}", f"Mean transmission (chunk) size per node against {x}.")
+    return {"runs": len(rows)}
+
+
+def _numbers(values):
+    try:
+        return [float(v) for v in values]
+    except (TypeError, ValueError):
+        return None
+
+
+def _time(ps) -> str:
+    if ps is None:
+        return "–"
+    for unit, scale in (("s", 1e12), ("ms", 1e9), ("us", 1e6), ("ns", 1e3)):
+        if abs(ps) >= scale:
+            return f"{ps / scale:.3f} {unit}"
+    return fmt(float(ps)) + " ps"
