@@ -357,3 +357,18 @@ def test_cli_errors_name_the_problem(tmp_path, capsys):
     bad.write_text("")
     assert trex_main(["check", str(bad)]) == 2
     assert "lab.plan.json" in capsys.readouterr().err
+
+
+def test_run_remote_fails_loudly_when_the_address_is_not_trex(trex, tmp_path):
+    """Something listens but does not speak TRex's RPC: a failure, neither a skip nor a pass."""
+    write_profile(P.stl_plan(hand_model()), tmp_path / "lab_stl.py")
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+        port = listener.getsockname()[1]
+        done = subprocess.run([str(trex), str(Path(P.__file__).with_name("run_remote.py")), str(tmp_path / "lab_stl.py"),
+                               "--server", "127.0.0.1", "--sync-port", str(port), "--kind", "stl"],
+                              capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert "SKIPPED" not in done.stdout
+    assert done.stderr.startswith("FAILED (TRexError:"), done.stderr

@@ -51,13 +51,14 @@ def run_stl(args):
 
 
 def run_astf(args):
-    from trex.astf.api import ASTFClient
+    from trex.astf.api import ASTFClient, ASTFProfile
 
+    profile = ASTFProfile.load_py(args.profile, tunables=args.tunable)
     client = ASTFClient(server=args.server, sync_port=args.sync_port, async_port=args.async_port)
     client.connect()
     try:
         client.reset()
-        client.load_profile(args.profile, tunables=args.tunable)
+        client.load_profile(profile)
         client.clear_stats()
         started = time.monotonic()
         client.start(mult=float(args.mult), duration=args.duration)
