@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -37,12 +38,19 @@ def analyzer_binary() -> Path | None:
 
 
 def python_entry(module: str, function: str) -> Callable[[list[str]], int] | None:
-    """An entry point `module.function(argv) -> int`, or None if not installed."""
+    """An entry point `module.function(argv) -> int`, or None if its package is
+    not installed. Only looked up here; imported when called, so `tracelab
+    --help` stays fast however heavy the parts are."""
     try:
-        mod = importlib.import_module(module)
-    except ImportError:
+        if importlib.util.find_spec(module) is None:
+            return None
+    except ModuleNotFoundError:
         return None
-    return getattr(mod, function, None)
+
+    def call(argv: list[str]) -> int:
+        return getattr(importlib.import_module(module), function)(argv)
+
+    return call
 
 
 @dataclass(frozen=True)
@@ -99,7 +107,7 @@ SUBCOMMANDS = [
         "replay",
         "replay pcaps or workload models through queueing elements at 10 Gb/s",
         "tracelab replay run --pcap in.pcap --element 'efd(capacity=300,th=30000)' -o out/replay",
-        lambda: python_entry("tracelab.replay.cli", "main"),
+        lambda: python_entry("tracelab.replay.cli", "main") if importlib.util.find_spec("tracelab_engine") else None,
         "build the replay engine: `make build`",
     ),
     Subcommand(

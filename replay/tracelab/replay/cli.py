@@ -163,8 +163,13 @@ def cmd_sweep(ns: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tracelab replay", description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="tracelab replay", description=__doc__.split("\n\n")[0],
+        epilog="examples:\n"
+        "  tracelab replay run --pcap in.pcap --element 'efd(capacity=300,th=30000)' --rate 10G --load 0.9 -o out/r\n"
+        "  tracelab replay sweep --config sweep.yaml --grid load=0.5,0.7,0.9 -o out/sweep\n"
+        "Run `tracelab replay run --help` for elements, sources and options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"tracelab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="{run,sweep}")
     elements = "\n".join(f"  {summary}" for _, summary in engine.known_elements())
