@@ -7,7 +7,7 @@ maps the plan onto TRex streams. Tunables: --classes a,b (only those classes),
 """
 import argparse
 
-from trex.stl.api import (IP, TCP, Padding, Raw, STLFlowLatencyStats, STLPktBuilder, STLProfile, STLScVmRaw,
+from trex.stl.api import (IP, TCP, Padding, Raw, STLFlowLatencyStats, STLPktBuilder, STLScVmRaw,
                           STLStream, STLTXCont, STLVmFixChecksumHw, STLVmFlowVar, STLVmTupleGen,
                           STLVmWrFlowVar, CTRexVmInsFixHwCs, Ether)
 
