@@ -29,11 +29,11 @@ def listed_commands(env=None) -> list[str]:
 def test_help_lists_the_built_parts():
     names = listed_commands()
     # The analyzer, models and engine are built by scripts/setup.sh before the tests.
-    for expected in ("profile", "roles", "model", "replay", "demo"):
+    for expected in ("profile", "roles", "model", "replay", "report", "demo"):
         assert expected in names
 
 
-@pytest.mark.parametrize("command", ["profile", "roles", "model", "replay", "demo"])
+@pytest.mark.parametrize("command", ["profile", "roles", "model", "replay", "report", "demo"])
 def test_every_listed_subcommand_has_help_with_an_example(command):
     if command not in listed_commands():
         pytest.skip(f"{command} is not built here")
@@ -63,6 +63,8 @@ def test_demo_runs_the_whole_path(tmp_path):
     assert model["provenance"]["source_trace"].endswith("pcapplusplus-example.pcap")
     replays = sorted((out / "replay").glob("*/metrics.json"))
     assert [p.parent.name for p in replays] == ["chutq", "efd", "qtl"]
+    assert (out / "report" / "index.html").stat().st_size > 1000
+    assert (out / "trex" / "stl_demo.py").exists()
     for p in replays:
         m = json.loads(p.read_text())
         text = json.dumps(m)

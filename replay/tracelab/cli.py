@@ -111,6 +111,13 @@ SUBCOMMANDS = [
         "build the replay engine: `make build`",
     ),
     Subcommand(
+        "report",
+        "render HTML reports with plots of profiles, replay runs and sweeps",
+        "tracelab report out/demo/profile out/demo/replay/efd -o out/report",
+        lambda: python_entry("tracelab.report.cli", "main"),
+        "install the replay package: `make setup`",
+    ),
+    Subcommand(
         "demo",
         "run the whole path that exists on a bundled real trace",
         "tracelab demo -o out/demo",

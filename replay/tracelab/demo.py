@@ -1,8 +1,9 @@
 """`tracelab demo`: the whole path that exists, on a bundled real trace.
 
 Today: profile the trace (analyzer) → derive its workload model (models) →
-replay the trace through queueing elements at 10 Gb/s (replay engine). Each
-step runs only when its part is installed, and says so when it is not.
+replay the trace through EFD, ChuTQ and QTL at 10 Gb/s (replay engine) →
+HTML report → a TRex STL profile of the model. Each step runs only when its
+part is installed, and says so when it is not.
 """
 
 from __future__ import annotations
@@ -85,10 +86,30 @@ def main(argv: list[str]) -> int:
                 print(f"tracelab demo: the replay step failed (exit {status})", file=sys.stderr)
                 return status
 
+    report = cli.python_entry("tracelab.report.cli", "main")
+    if report is not None:
+        runs = sorted(str(p) for p in (out / "replay").glob("*") if (p / "metrics.json").exists())
+        step(f"4. render the report (tracelab report) -> {out / 'report' / 'index.html'}")
+        status = report([str(profile_dir), *runs, "-o", str(out / "report"), "--title", "tracelab demo"])
+        if status != 0:
+            print(f"tracelab demo: the report step failed (exit {status})", file=sys.stderr)
+            return status
+    if model_path.exists() and importlib.util.find_spec("tracelab.trex") is not None:
+        from .trex.cli import main as trex_main
+
+        step(f"5. TRex profile of the model for a lab (tracelab replay trex stl) -> {out / 'trex'}")
+        (out / "trex").mkdir(exist_ok=True)
+        status = trex_main(["stl", str(model_path), "-o", str(out / "trex" / "stl_demo.py")])
+        if status != 0:
+            print(f"tracelab demo: the TRex step failed (exit {status})", file=sys.stderr)
+            return status
+
     step("done")
     print(f"outputs under {out}/: profile/ (Parquet, conn.log, summary.json)"
           + (", trace.model.json" if model_path.exists() else "")
-          + (", replay/" if (out / "replay").exists() else ""))
+          + (", replay/" if (out / "replay").exists() else "")
+          + (", report/index.html" if (out / "report" / "index.html").exists() else "")
+          + (", trex/" if (out / "trex").exists() else ""))
     return 0
 
 

@@ -168,10 +168,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n"
         "  tracelab replay run --pcap in.pcap --element 'efd(capacity=300,th=30000)' --rate 10G --load 0.9 -o out/r\n"
         "  tracelab replay sweep --config sweep.yaml --grid load=0.5,0.7,0.9 -o out/sweep\n"
+        "  tracelab replay trex stl out/demo/trace.model.json -o out/trex/stl_demo.py  (TRex profile)\n"
         "Run `tracelab replay run --help` for elements, sources and options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"tracelab {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="{run,sweep}")
+    sub = parser.add_subparsers(dest="command", metavar="{run,sweep,trex}")
     elements = "\n".join(f"  {summary}" for _, summary in engine.known_elements())
     sources = "\n".join(f"  {summary}" for _, summary in engine.known_sources())
     run = sub.add_parser("run", help="one replay through one or more nodes",
@@ -194,6 +195,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["trex"]:  # TRex profiles: no engine involved
+        from tracelab.trex.cli import main as trex_main
+
+        return trex_main(argv[1:])
     parser = build_parser()
     ns = parser.parse_args(argv)
     ns.argv = ["tracelab", "replay", *argv]
