@@ -133,6 +133,7 @@ class JumboGenIngress final : public QueueCore {
       i = nx;
     }
     out.wire_bytes = gram_size(g.count, g.payload);
+    last_released_ = g.released;
     held_ -= g.count;
     bytes_ -= g.payload;
     counters_.served += g.count;
@@ -156,6 +157,9 @@ class JumboGenIngress final : public QueueCore {
   uint64_t length_packets() const override { return held_; }
   uint64_t length_bytes() const override { return bytes_; }
   const JumboGenStats& stats() const { return stats_; }
+  // JFET expiry (or early release) of the JumboGram the last dequeue()
+  // returned: the end of its QTime span for jg::encode().
+  Time last_released() const { return last_released_; }
   uint32_t max_batch() const { return cfg_.mtu / 5; }  // N <= (MTU-26)/(4+1)
 
   uint32_t gram_size(uint64_t n, uint64_t payload) const {
@@ -264,6 +268,7 @@ class JumboGenIngress final : public QueueCore {
   int32_t free_pkt_ = 0, free_gram_ = 0;
   int32_t out_head_ = -1, out_tail_ = -1;
   uint64_t held_ = 0, bytes_ = 0;
+  Time last_released_ = 0;
   JumboGenStats stats_;
 };
 

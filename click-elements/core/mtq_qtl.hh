@@ -17,6 +17,11 @@
 // size of the last dequeue at rate C).
 // MTQ is never changed; QTL decreases (Packet::budget, picoseconds; the
 // adapter writes it back with mtq_qtl_header.hh).
+// Violations: d is an estimate (without `count_in_service` it ignores the
+// residual of the packet on the wire), so an admitted packet can still wait
+// longer than its budget. dequeue() measures the real wait (now - arrival)
+// and counts `mtq_violations` (wait > MTQ) and `qtl_violations` (wait >=
+// the QTL it arrived with, the same "not positive" rule as the drop).
 //
 // EplrMeter counts, per flow group, the end-to-end packet loss ratio of
 // [004 §1, §4]: (packets discarded in the network + packets received with a
@@ -44,6 +49,8 @@ struct MtqQtlStats {
   uint64_t mtq_drops = 0;
   uint64_t qtl_drops = 0;
   uint64_t overflow_drops = 0;
+  uint64_t mtq_violations = 0;  // served after waiting longer than MTQ
+  uint64_t qtl_violations = 0;  // served after waiting at least the arriving QTL
 };
 
 class MtqQtlQueue final : public QueueCore {
@@ -80,7 +87,8 @@ class MtqQtlQueue final : public QueueCore {
       }
       p.budget -= d;
     }
-    ring_.push(p);
+    // The tag keeps d, so dequeue() can recover the QTL the packet came with.
+    ring_.push(p, d);
     ++counters_.enqueued;
     note_highwater();
   }
@@ -88,9 +96,13 @@ class MtqQtlQueue final : public QueueCore {
   bool dequeue(Time now, Batch& out) override {
     out.clear();
     if (ring_.empty() || out.capacity == 0) return false;
-    out.packets[0] = ring_.front();
+    const Packet& p = ring_.front();
+    const Time waited = now - p.arrival;
+    if ((p.flags & kFlagHasMtq) && waited > static_cast<Time>(p.mtq) * kMicrosecond) ++stats_.mtq_violations;
+    if ((p.flags & kFlagHasQtl) && waited >= p.budget + ring_.front_tag()) ++stats_.qtl_violations;
+    out.packets[0] = p;
     out.count = 1;
-    out.wire_bytes = ring_.front().length;
+    out.wire_bytes = p.length;
     in_service_end_ = now + serialization_time(out.wire_bytes, cfg_.link_bps);
     ring_.pop();
     ++counters_.served;
@@ -142,6 +154,18 @@ class EplrMeter {
     return w;
   }
   uint64_t late(size_t g) const { return groups_[g].late; }
+  uint64_t sent(size_t g) const { return groups_[g].sent; }
+  uint64_t received(size_t g) const { return groups_[g].received; }
+
+  // A receiver that sees only sends and arrivals (no drop reports): every
+  // packet sent and not received counts as discarded, so read it once the
+  // network has drained.
+  double eplr_at_receiver(size_t g) const {
+    const Group& x = groups_[g];
+    if (x.sent == 0) return 0.0;
+    const uint64_t lost = x.sent > x.received ? x.sent - x.received : 0;
+    return double(lost + x.late) / double(x.sent);
+  }
   uint64_t unknown_group() const { return unknown_; }
 
  private:

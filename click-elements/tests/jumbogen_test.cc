@@ -42,12 +42,15 @@ TEST(JumboGenIngress, HeldUntilJfetWhenFullByDefault) {
   EXPECT_EQ(q.stats().full_closes, 1u);
   EXPECT_EQ(q.next_ready(500 * us), 1000 * us);
   EXPECT_FALSE(q.dequeue(999 * us, o.b));
-  ASSERT_TRUE(q.dequeue(1000 * us, o.b));
+  // Dequeued late (a busy link): the release instant is still the JFET expiry.
+  ASSERT_TRUE(q.dequeue(1200 * us, o.b));
+  EXPECT_EQ(q.last_released(), 1000 * us);
   EXPECT_EQ(o.b.count, 5u);
   EXPECT_EQ(o.b.wire_bytes, 7546u);
   // The sixth started the next JumboGram with its own JFET.
-  EXPECT_EQ(q.next_ready(1000 * us), 1500 * us);
+  EXPECT_EQ(q.next_ready(1200 * us), 1500 * us);
   ASSERT_TRUE(q.dequeue(1500 * us, o.b));
+  EXPECT_EQ(q.last_released(), 1500 * us);
   EXPECT_EQ(o.b.count, 1u);
   EXPECT_EQ(o.b.wire_bytes, 20u + 6 + 4 + 1500);
   expect_conserved(q);

@@ -107,6 +107,37 @@ TEST(MtqQtlQueue, InServiceResidualOption) {
   EXPECT_EQ(plain.local_delay(30 * us), 0);
 }
 
+// The estimate ignores the packet on the wire, so admitted packets can wait
+// longer than their budgets; dequeue() counts those. 20 Mb/s: 200 B = 80 us.
+TEST(MtqQtlQueue, ViolationsMeasuredAtDequeue) {
+  MtqQtlQueue q;
+  std::vector<Packet> st(1);
+  Batch b{st.data(), 1};
+  q.enqueue(pkt(200), 0);
+  ASSERT_TRUE(q.dequeue(0, b));  // on the wire until 80 us
+  auto with = [](uint16_t mtq_us, Time qtl) {
+    Packet p = pkt(200, kFlagHasMtq | kFlagHasQtl, mtq_us, qtl);
+    return p;
+  };
+  q.enqueue(with(50, 60 * us), 10 * us);    // B: d = 0, waits 70: both violated
+  q.enqueue(with(100, 300 * us), 10 * us);  // C: d = 80, waits 150: MTQ only
+  q.enqueue(with(1000, 230 * us), 10 * us); // D: d = 160, waits 230 = QTL: QTL
+  q.enqueue(with(310, 900 * us), 10 * us);  // E: d = 240, waits 310 = MTQ: none
+  EXPECT_EQ(q.length_packets(), 4u);
+  for (Time t = 80 * us; q.dequeue(t, b); t += 80 * us) {
+  }
+  EXPECT_EQ(q.stats().mtq_violations, 2u);
+  EXPECT_EQ(q.stats().qtl_violations, 2u);
+  // With the in-service residual counted, B's estimate is 70 us > 50: dropped.
+  MtqQtlConfig c;
+  c.count_in_service = true;
+  MtqQtlQueue r(c);
+  r.enqueue(pkt(200), 0);
+  ASSERT_TRUE(r.dequeue(0, b));
+  r.enqueue(with(50, 60 * us), 10 * us);
+  EXPECT_EQ(r.stats().mtq_drops, 1u);
+}
+
 // ---- header bytes -------------------------------------------------------------
 
 std::vector<uint8_t> ipv4_udp(size_t payload) {
@@ -240,6 +271,11 @@ TEST(Eplr, DropsPlusLateOverSent) {
   EXPECT_DOUBLE_EQ(m.eplr(1), 0.25);
   EXPECT_DOUBLE_EQ(m.worst(), 0.25);
   EXPECT_EQ(m.unknown_group(), 1u);
+  // Receiver side: 10 sent, 2 received (1 late): (8 lost + 1 late) / 10.
+  EXPECT_EQ(m.sent(0), 10u);
+  EXPECT_EQ(m.received(0), 2u);
+  EXPECT_DOUBLE_EQ(m.eplr_at_receiver(0), 0.9);
+  EXPECT_DOUBLE_EQ(m.eplr_at_receiver(1), 1.0);  // 3 lost + 1 late of 4
 }
 
 }  // namespace
