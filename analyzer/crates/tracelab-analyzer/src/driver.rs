@@ -50,6 +50,9 @@ pub struct ProfileConfig {
     pub bin_ns: i64,
     pub reader: ReaderKind,
     pub progress: bool,
+    /// A role model (`--roles`) applied to every host in hosts.parquet.
+    pub roles: Option<std::sync::Arc<crate::roles::RoleModel>>,
+    pub roles_path: Option<PathBuf>,
 }
 
 /// Frame accounting: every frame read is decoded or skipped under a reason.
@@ -357,7 +360,7 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
     let servers = hosts.servers(&cfg.servers);
     let (mut files, composition) =
         writers.finish(&cfg.out_dir, &acc, &servers, &cfg.local, pairs, &sizes).map_err(io)?;
-    files.push(crate::writers::write_hosts(&cfg.out_dir, &hosts, &servers, &cfg.local).map_err(io)?);
+    files.push(crate::writers::write_hosts(&cfg.out_dir, &hosts, &servers, &cfg.local, cfg.roles.as_deref()).map_err(io)?);
     files.push(crate::writers::write_load(&cfg.out_dir, load, &servers, &cfg.local, cfg.bin_ns).map_err(io)?);
     Ok(Profile {
         accounting: acc,

@@ -4,6 +4,7 @@
 pub mod driver;
 pub mod hosts;
 pub mod progress;
+pub mod roles;
 pub mod scope;
 pub mod spill;
 pub mod summary;

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, ValueEnum};
 
 use tracelab_analyzer::driver::{profile, ProfileConfig, ReaderKind};
+use tracelab_analyzer::roles::RoleModel;
 use tracelab_analyzer::scope::{Cidr, LocalNets};
 use tracelab_analyzer::summary::{print_human, summary_json, write_summary};
 use tracelab_decode::Addr;
@@ -63,6 +64,9 @@ struct Args {
     /// ICMP inactivity timeout in seconds (Zeek's icmp_inactivity_timeout)
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     icmp_inactivity: f64,
+    /// Host-role model from `tracelab roles train` (C4.5): adds the predicted `role` to hosts.parquet
+    #[arg(long, value_name = "MODEL_JSON")]
+    roles: Option<PathBuf>,
     /// Frame reader
     #[arg(long, value_enum, default_value_t = Reader::Native)]
     reader: Reader,
@@ -134,6 +138,8 @@ fn build_config(a: &Args) -> Result<(ProfileConfig, serde_json::Value), String> 
                 Reader::Libpcap => ReaderKind::Libpcap,
             },
             progress: !a.no_progress,
+            roles: a.roles.as_deref().map(RoleModel::load).transpose()?.map(std::sync::Arc::new),
+            roles_path: a.roles.clone(),
         },
         tracker_json,
     ))

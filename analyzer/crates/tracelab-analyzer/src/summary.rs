@@ -64,6 +64,7 @@ pub fn summary_json(cfg: &ProfileConfig, p: &Profile, tracker_config: Value) -> 
                 crate::driver::ReaderKind::Libpcap => "libpcap",
             },
             "tracker": tracker_config,
+            "roles_model": cfg.roles_path.as_ref().map(|p| p.display().to_string()),
         },
         "packets": {
             "read": acc.frames,

@@ -21,6 +21,7 @@ use tracelab_output::table::{io_err, schema, Kind, ParquetTable};
 
 use crate::driver::{create_file, Accounting};
 use crate::hosts::HostTable;
+use crate::roles::RoleModel;
 use crate::scope::{Category, LocalNets, Scope, Servers};
 use crate::spill::{LoadSpill, PairSpill};
 
@@ -80,6 +81,7 @@ const HOST_COLUMNS: &[(&str, Kind)] = &[
     ("bytes_external", Kind::I64),
     ("internal_ratio", Kind::F64),
     ("down_up_ratio", Kind::F64),
+    ("role", Kind::Str),
 ];
 const LOAD_COLUMNS: &[(&str, Kind)] = &[
     ("bin_start", Kind::F64),
@@ -274,7 +276,14 @@ pub struct CompositionCell {
     pub download_bytes: u64,
 }
 
-pub fn write_hosts(dir: &Path, hosts: &HostTable, servers: &Servers, local: &LocalNets) -> io::Result<PathBuf> {
+/// hosts.parquet; `role` is the class a `--roles` model predicts (null without one).
+pub fn write_hosts(
+    dir: &Path,
+    hosts: &HostTable,
+    servers: &Servers,
+    local: &LocalNets,
+    roles: Option<&RoleModel>,
+) -> io::Result<PathBuf> {
     let mut t = ParquetTable::create(&dir.join("hosts.parquet"), schema(HOST_COLUMNS))?;
     for (addr, h) in hosts.sorted() {
         let total = h.bytes_internal + h.bytes_external;
@@ -296,6 +305,9 @@ pub fn write_hosts(dir: &Path, hosts: &HostTable, servers: &Servers, local: &Loc
             .i64(Some(h.bytes_external as i64))
             .f64((total > 0).then(|| h.bytes_internal as f64 / total as f64))
             .f64((h.bytes_out > 0).then(|| h.bytes_in as f64 / h.bytes_out as f64))
+            .str(roles.map(|m| {
+                m.predict([h.incnx, h.outcnx, h.dportin(), h.dportout(), h.fan_in(), h.fan_out()].map(|v| v as f64))
+            }))
             .end_row();
         t.flush_if_full()?;
     }

@@ -1,0 +1,168 @@
+//! Applies a host-role model trained by `tracelab roles train` (the models
+//! package's `tracelab-roles` v1 JSON with a `tracelab-c45` tree) to the six
+//! role features, exactly as the Python C45Classifier predicts (and so as
+//! Weka's J48): normalise `x' = (x − offset) / scale` (a null scale marks a
+//! constant feature: x' = 0), walk `le` when `x' <= threshold`, and at an
+//! empty leaf use the parent's branch distribution. Leaf class = first
+//! maximum of the class counts. Features are never missing here, so the
+//! missing-value weighting of C4.5 is not needed.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+pub const FEATURES: [&str; 6] = ["incnx", "outcnx", "dportin", "dportout", "fan_in", "fan_out"];
+
+#[derive(Debug)]
+enum Node {
+    Leaf { counts: Vec<f64> },
+    Split { feature: usize, threshold: f64, counts: Vec<f64>, branch: [Vec<f64>; 2], children: Box<[Node; 2]> },
+}
+
+#[derive(Debug)]
+pub struct RoleModel {
+    classes: Vec<String>,
+    offset: [f64; 6],
+    scale: [Option<f64>; 6],
+    tree: Node,
+}
+
+fn err(path: &Path, what: impl std::fmt::Display) -> String {
+    format!("{}: {what}", path.display())
+}
+
+fn floats(v: &Value) -> Option<Vec<f64>> {
+    v.as_array()?.iter().map(Value::as_f64).collect()
+}
+
+fn parse_node(v: &Value, depth: usize) -> Result<Node, String> {
+    if depth > 1000 {
+        return Err("tree deeper than 1000 levels".into());
+    }
+    let counts = floats(&v["class_counts"]).ok_or("node without class_counts")?;
+    if v.get("le").is_none() {
+        return Ok(Node::Leaf { counts });
+    }
+    let feature = v["feature"].as_u64().filter(|&f| f < 6).ok_or("split without a feature index 0..6")? as usize;
+    let threshold = v["threshold"].as_f64().ok_or("split without a threshold")?;
+    let bc = v["branch_counts"].as_array().filter(|a| a.len() == 2).ok_or("split without two branch_counts")?;
+    let branch = [floats(&bc[0]).ok_or("bad branch_counts")?, floats(&bc[1]).ok_or("bad branch_counts")?];
+    let children = Box::new([parse_node(&v["le"], depth + 1)?, parse_node(&v["gt"], depth + 1)?]);
+    Ok(Node::Split { feature, threshold, counts, branch, children })
+}
+
+/// Index of the first maximum (Weka's Utils.maxIndex).
+fn max_index(v: &[f64]) -> usize {
+    let mut best = 0;
+    for (i, x) in v.iter().enumerate() {
+        if *x > v[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+fn sum(v: &[f64]) -> f64 {
+    v.iter().sum()
+}
+
+impl RoleModel {
+    pub fn load(path: &Path) -> Result<RoleModel, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| err(path, e))?;
+        let doc: Value = serde_json::from_str(&text).map_err(|e| err(path, format!("not JSON: {e}")))?;
+        if doc["format"] != "tracelab-roles" || doc["version"] != 1 {
+            return Err(err(path, "not a tracelab-roles v1 model (from `tracelab roles train`)"));
+        }
+        let features: Vec<&str> = doc["features"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        if features != FEATURES {
+            return Err(err(path, format!("features {features:?}, expected {FEATURES:?}")));
+        }
+        let tree = doc.get("tree").ok_or_else(|| {
+            err(path, format!("classifier `{}` cannot be applied by the analyzer (only C4.5); use `tracelab roles apply`", doc["classifier"]))
+        })?;
+        let classes: Vec<String> =
+            tree["classes"].as_array().into_iter().flatten().filter_map(|c| c.as_str().map(String::from)).collect();
+        let norm = &doc["normalisation"];
+        let offset = floats(&norm["offset"]).filter(|o| o.len() == 6).ok_or_else(|| err(path, "normalisation.offset must have 6 numbers"))?;
+        let scale: Vec<Option<f64>> = norm["scale"].as_array().filter(|s| s.len() == 6).ok_or_else(|| err(path, "normalisation.scale must have 6 entries"))?
+            .iter().map(Value::as_f64).collect();
+        let tree = parse_node(&tree["tree"], 0).map_err(|e| err(path, e))?;
+        let model = RoleModel { classes, offset: offset.try_into().unwrap(), scale: scale.try_into().unwrap(), tree };
+        if model.classes.is_empty() {
+            return Err(err(path, "tree without classes"));
+        }
+        Ok(model)
+    }
+
+    /// The predicted class for raw feature values in [`FEATURES`] order.
+    pub fn predict(&self, raw: [f64; 6]) -> &str {
+        let mut x = [0.0; 6];
+        for i in 0..6 {
+            x[i] = match self.scale[i] {
+                Some(s) => (raw[i] - self.offset[i]) / s,
+                None => 0.0,
+            };
+        }
+        let mut node = &self.tree;
+        let counts = loop {
+            match node {
+                Node::Leaf { counts } => break counts,
+                Node::Split { feature, threshold, counts, branch, children } => {
+                    let i = usize::from(x[*feature] > *threshold);
+                    let child = &children[i];
+                    let child_counts = match child {
+                        Node::Leaf { counts } | Node::Split { counts, .. } => counts,
+                    };
+                    if sum(child_counts).abs() < 1e-6 {
+                        // Empty leaf: the parent's distribution of that branch.
+                        break if sum(&branch[i]) > 1e-6 { &branch[i] } else { counts };
+                    }
+                    node = child;
+                }
+            }
+        };
+        &self.classes[max_index(counts).min(self.classes.len() - 1)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(json: &str) -> RoleModel {
+        let dir = std::env::temp_dir().join(format!("roles-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(format!("{}.json", json.len()));
+        std::fs::write(&p, json).unwrap();
+        RoleModel::load(&p).unwrap()
+    }
+
+    const HEAD: &str = r#"{"format": "tracelab-roles", "version": 1,
+        "features": ["incnx","outcnx","dportin","dportout","fan_in","fan_out"],
+        "normalisation": {"kind": "linear", "offset": [0,0,0,0,0,0], "scale": [10,10,null,10,10,10]},
+        "classifier": "c45", "tree": {"classes": ["client","server"], "tree": "#;
+
+    #[test]
+    fn walks_le_and_gt_on_normalised_values() {
+        // incnx/10 <= 0.5 -> client, else server.
+        let m = model(&format!(r#"{HEAD}{{"class_counts":[5,5],"feature":0,"threshold":0.5,
+            "branch_counts":[[5,0],[0,5]],"le":{{"class_counts":[5,0]}},"gt":{{"class_counts":[0,5]}}}}}}}}"#));
+        assert_eq!(m.predict([5.0, 0.0, 0.0, 0.0, 0.0, 0.0]), "client"); // 0.5 <= 0.5
+        assert_eq!(m.predict([6.0, 0.0, 0.0, 0.0, 0.0, 0.0]), "server");
+    }
+
+    #[test]
+    fn constant_feature_is_zero_and_empty_leaf_uses_parent_branch() {
+        // dportin has a null scale: x' = 0 <= 0 always goes `le`, an empty
+        // leaf, whose branch counts say server.
+        let m = model(&format!(r#"{HEAD}{{"class_counts":[3,4],"feature":2,"threshold":0.0,
+            "branch_counts":[[1,4],[2,0]],"le":{{"class_counts":[0,0]}},"gt":{{"class_counts":[2,0]}}}}}}}}"#));
+        assert_eq!(m.predict([0.0, 0.0, 99.0, 0.0, 0.0, 0.0]), "server");
+    }
+
+    #[test]
+    fn ties_take_the_first_class() {
+        let m = model(&format!(r#"{HEAD}{{"class_counts":[2,2]}}}}}}"#));
+        assert_eq!(m.predict([0.0; 6]), "client");
+    }
+}
