@@ -1,6 +1,7 @@
 #include "distributions.hh"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "spec.hh"
@@ -17,8 +18,14 @@ double parse_quantity(std::string_view v, Distribution::Unit unit, const std::st
     return static_cast<double>(t);
   }
   uint64_t n = 0;
-  if (!parse_bytes(v, n)) throw SpecError(what + ": '" + std::string(v) + "' is not a whole number");
-  return static_cast<double>(n);
+  if (parse_bytes(v, n)) return static_cast<double>(n);
+  // Fitted parameters (a mean of 29111.8 bytes) need not be whole.
+  const std::string s(v);
+  char* end = nullptr;
+  const double d = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || !(d >= 0) || !std::isfinite(d))
+    throw SpecError(what + ": '" + s + "' is not a non-negative number");
+  return d;
 }
 
 double parse_real(std::string_view v, const std::string& what) {
@@ -107,14 +114,64 @@ Distribution Distribution::parse(std::string_view text, Unit unit, const std::st
     d.b_ = parse_quantity(args[1], unit, what);
     if (d.b_ < d.a_) throw SpecError(what + ": uniform needs min <= max");
     d.mean_ = (d.a_ + d.b_) / 2;
+  } else if (name == "lognormal") {
+    need(2, "lognormal(scale, sigma) with scale = e^mu");
+    d.kind_ = Kind::kLogNormal;
+    d.a_ = parse_quantity(args[0], unit, what);
+    d.b_ = parse_real(args[1], what);
+    if (!(d.a_ > 0)) throw SpecError(what + ": lognormal scale must be positive");
+    d.mean_ = d.a_ * std::exp(d.b_ * d.b_ / 2);
+  } else if (name == "weibull") {
+    need(2, "weibull(shape, scale)");
+    d.kind_ = Kind::kWeibull;
+    d.a_ = parse_real(args[0], what);
+    d.b_ = parse_quantity(args[1], unit, what);
+    d.mean_ = d.b_ * std::tgamma(1 + 1 / d.a_);
+  } else if (name == "hist") {
+    // An empty hist() is allowed and has no samples: the caller decides
+    // whether that is an error (a class the model carries no packets of).
+    d.kind_ = Kind::kHistogram;
+    double total = 0, weighted = 0;
+    for (std::string_view arg : args) {
+      const size_t colon = arg.find(':');
+      if (colon == std::string_view::npos) throw SpecError(what + ": hist items are value:count, got '" + std::string(arg) + "'");
+      const double v = parse_quantity(trim(arg.substr(0, colon)), unit, what);
+      uint64_t c = 0;
+      if (!parse_count(trim(arg.substr(colon + 1)), c)) throw SpecError(what + ": bad count in '" + std::string(arg) + "'");
+      if (c == 0) continue;
+      if (!d.values_.empty() && v <= d.values_.back()) throw SpecError(what + ": hist values must ascend");
+      total += static_cast<double>(c);
+      weighted += v * static_cast<double>(c);
+      d.values_.push_back(v);
+      d.cdf_.push_back(total);
+    }
+    for (double& c : d.cdf_) c /= total;
+    if (!d.cdf_.empty()) d.cdf_.back() = 1.0;
+    d.mean_ = total > 0 ? weighted / total : 0;
+  } else if (name == "quantiles") {
+    if (args.size() < 2) throw SpecError(what + ": quantiles(q0, ..., qN) needs at least two values");
+    d.kind_ = Kind::kQuantiles;
+    for (std::string_view arg : args) {
+      d.values_.push_back(parse_quantity(arg, unit, what));
+      if (d.values_.size() > 1 && d.values_.back() < d.values_[d.values_.size() - 2])
+        throw SpecError(what + ": quantiles must not decrease");
+    }
+    // Mean of the piecewise-linear inverse CDF: the trapezoid rule is exact.
+    double sum = 0;
+    for (size_t i = 1; i < d.values_.size(); ++i) sum += (d.values_[i - 1] + d.values_[i]) / 2;
+    d.mean_ = sum / static_cast<double>(d.values_.size() - 1);
   } else {
     throw SpecError(what + ": unknown distribution '" + std::string(name) +
-                    "' (known: a constant, exp, pareto, bpareto, bzipf, uniform)");
+                    "' (known: a constant, exp, pareto, bpareto, bzipf, uniform, lognormal, weibull, hist, quantiles)");
   }
   return d;
 }
 
 double Distribution::sample(SourceRng& rng) const {
+  return factor_ == 1 ? raw_sample(rng) : factor_ * raw_sample(rng);
+}
+
+double Distribution::raw_sample(SourceRng& rng) const {
   switch (kind_) {
     case Kind::kConst:
       return a_;
@@ -134,12 +191,30 @@ double Distribution::sample(SourceRng& rng) const {
     }
     case Kind::kUniform:
       return a_ + (b_ - a_) * rng.next_double();
+    case Kind::kLogNormal: {
+      // Box-Muller, one normal variate per call (the second is not kept: a
+      // sample depends only on the two uniforms drawn for it).
+      const double r = std::sqrt(-2 * std::log(open_unit(rng)));
+      return a_ * std::exp(b_ * r * std::cos(6.283185307179586 * rng.next_double()));
+    }
+    case Kind::kWeibull:
+      return b_ * std::pow(-std::log(open_unit(rng)), 1 / a_);
+    case Kind::kHistogram: {
+      if (cdf_.empty()) return 0;
+      const size_t i = std::upper_bound(cdf_.begin(), cdf_.end(), rng.next_double()) - cdf_.begin();
+      return values_[std::min(i, values_.size() - 1)];
+    }
+    case Kind::kQuantiles: {
+      const double x = rng.next_double() * static_cast<double>(values_.size() - 1);
+      const size_t i = static_cast<size_t>(x);
+      return values_[i] + (x - static_cast<double>(i)) * (values_[i + 1] - values_[i]);
+    }
   }
   return 0;
 }
 
 uint64_t Distribution::sample_count(SourceRng& rng, uint64_t floor) const {
-  if (kind_ == Kind::kConst) return std::max<uint64_t>(floor, static_cast<uint64_t>(a_ + 0.5));
+  if (kind_ == Kind::kConst) return std::max<uint64_t>(floor, static_cast<uint64_t>(a_ * factor_ + 0.5));
   const long long x = std::llround(sample(rng));
   return std::max<uint64_t>(floor, x < 0 ? 0 : static_cast<uint64_t>(x));
 }

@@ -18,11 +18,15 @@ namespace tracelab::engine {
 
 // A non-negative distribution parsed from text such as `64`, `exp(350ms)`,
 // `pareto(1.5, 350ms)` (shape, mean), `bpareto(1.1, 40, 1500)` (shape, min,
-// max; continuous, rounded to integers when sampled as a count) or
+// max; continuous, rounded to integers when sampled as a count),
 // `bzipf(1.1, 6, 6667)` (discrete, P(k) ∝ k^-(shape+1) on [min, max],
-// ALGORITHMS §11) and `uniform(40, 1500)`.
+// ALGORITHMS §11), `uniform(40, 1500)`, and the forms the workload models
+// carry: `lognormal(scale, sigma)` (scale = e^mu), `weibull(shape, scale)`,
+// `hist(40:3, 1500:7)` (value:count) and `quantiles(q0, q1, ..., qN)` (the
+// inverse CDF at equally spaced probabilities 0, 1/N, ..., 1, linear between).
 // Quantities are either durations (with units, in picoseconds) or plain
-// numbers (bytes with optional B/KB suffix, or packets).
+// numbers (bytes with optional B/KB suffix, a decimal point allowed in
+// parameters, or packets).
 class Distribution {
  public:
   enum class Unit { kTime, kBytes };
@@ -32,15 +36,23 @@ class Distribution {
   double sample(SourceRng& rng) const;
   // Sample rounded to the nearest integer, at least `floor`.
   uint64_t sample_count(SourceRng& rng, uint64_t floor = 1) const;
-  double mean() const { return mean_; }
+  double mean() const { return mean_ * factor_; }
+  // Multiplies every sample (and the mean) by `f` > 0: every family here is
+  // a scale family, so this keeps its shape and sets its mean.
+  void scale_by(double f) { factor_ *= f; }
+  bool empty_histogram() const { return kind_ == Kind::kHistogram && cdf_.empty(); }
   const std::string& text() const { return text_; }
 
  private:
-  enum class Kind { kConst, kExp, kPareto, kBoundedPareto, kBoundedZipf, kUniform };
+  enum class Kind { kConst, kExp, kPareto, kBoundedPareto, kBoundedZipf, kUniform, kLogNormal, kWeibull,
+                    kHistogram, kQuantiles };
+  double raw_sample(SourceRng& rng) const;
   Kind kind_ = Kind::kConst;
   double a_ = 0, b_ = 0, c_ = 0;  // parameters, meaning by kind
-  double mean_ = 0;
-  std::vector<double> cdf_;        // bounded Zipf: cumulative probabilities from min
+  double mean_ = 0;               // before factor_
+  double factor_ = 1;
+  std::vector<double> cdf_;        // bounded Zipf, histogram: cumulative probabilities
+  std::vector<double> values_;     // histogram values; quantiles at 0, 1/N, ..., 1
   std::string text_;
 };
 

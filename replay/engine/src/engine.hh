@@ -14,8 +14,7 @@
 // order). A packet arriving at an idle link is pulled at once, in the same
 // instant.
 //
-// Not implemented yet: workload-model (models/*.model.json) sources; chunk
-// encapsulation overhead beyond what a core reports in Batch::wire_bytes;
+// Not implemented yet: chunk encapsulation overhead beyond what a core reports in Batch::wire_bytes;
 // per-hop rewriting of the delay budget by the engine (cores that consume
 // it, QTL, update Packet::budget themselves).
 #pragma once

@@ -528,6 +528,228 @@ class FlowSource final : public Source {
   std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> heap_;
 };
 
+// ---------------------------------------------------------------- workload model
+
+// Open-loop connections of a workload model (models/*.model.json, ALGORITHMS
+// §10; translated to this spec by tracelab.replay.model_source). Per
+// connection, from the model's own parameters:
+//   * start: flow inter-arrivals from the fitted `gap` distribution, its mean
+//     rescaled to 1/rate (or to the rate that makes `load` of `link`);
+//   * scope: intranet or internet, with probability = the scope's share of
+//     the bytes; size S from the fitted `size` (bytes, seen as IP bytes);
+//   * direction split: S·up bytes from the initiator (upload, orig side),
+//     the rest from the responder (download); each side sends
+//     n = B/mean(packet size) packets, rounded stochastically so that
+//     E[n]·mean = B exactly, with sizes drawn from its histogram;
+//   * timing: trains alternate between the parties, the initiator first;
+//     a train's size comes from the side's histogram, and its packets go in
+//     flights of the delayed-ACK slow start (ALGORITHMS Eq. 5.10: 1, 2, 3,
+//     4, 6, 9, ...) one RTT apart; inside a flight consecutive packets are
+//     spaced by their serialization at `peak` plus the side's pacing per
+//     packet (drawn once per train; negative values of the decomposition
+//     count as 0); a train starts after the side's warm-up (think time).
+// Not modelled: TCP feedback (loss, retransmission, receiver window) — the
+// stream is the same whatever the network does with it.
+class ModelSource final : public Source {
+ public:
+  ModelSource(Spec& s, const SourceContext& ctx)
+      : rng_(s.count("seed", mix64(ctx.seed * 0x100000001b3ULL + ctx.index))),
+        size_(Distribution::parse(s.string("size", ""), Distribution::Unit::kBytes, "model size")),
+        gap_(Distribution::parse(s.string("gap", "exp(1s)"), Distribution::Unit::kTime, "model gap")) {
+    salt_ = mix64(ctx.index + 0x5eed) ^ ctx.seed;
+    if (!s.has("size")) throw SpecError("model: size= (the flow-size distribution, bytes) is required");
+    if (!(size_.mean() > 0) || !std::isfinite(size_.mean())) throw SpecError("model: size must have a positive, finite mean");
+    if (!(gap_.mean() > 0) || !std::isfinite(gap_.mean())) throw SpecError("model: gap must have a positive, finite mean");
+    const uint64_t c = s.count("cls", 0);
+    if (c > 252) throw SpecError("model: cls must be 0..252 (the model uses cls..cls+3)");
+    const bool by_rate = s.has("rate"), by_load = s.has("load");
+    if (by_rate && by_load) throw SpecError("model: give at most one of rate= (connections/s) or load=");
+    const uint64_t link = s.rate("link", ctx.link_bps);
+    double per_s = 1e12 / gap_.mean();  // neither: the fitted inter-arrivals as they are
+    if (by_rate) per_s = parse_per_second(s, "rate");
+    if (by_load) {
+      const double load = s.real("load", 0);
+      if (!(load > 0)) throw SpecError("model: load must be positive");
+      per_s = load * static_cast<double>(link) / (8.0 * size_.mean());
+    }
+    gap_.scale_by(1e12 / per_s / gap_.mean());
+    peak_ps_per_bit_ = 1e12 / static_cast<double>(s.rate("peak", 1000000000ULL));
+    start_ = s.time("start", 0);
+    stop_ = s.time("stop", kNever);
+    if (stop_ <= start_) throw SpecError("model: stop must be after start");
+    limit_ = s.count("count", 0);
+    double total = 0;
+    static const char* kScopes[2] = {"intranet", "internet"};
+    for (int k = 0; k < 2; ++k) {
+      scopes_[k] = parse_scope(s.string(kScopes[k], ""), kScopes[k], static_cast<uint8_t>(c + 2 * k));
+      total += scopes_[k].share;
+    }
+    if (!(total > 0)) throw SpecError("model: intranet= and internet= give no traffic (shares sum to 0)");
+    p_intranet_ = scopes_[0].share / total;
+    next_flow_ = static_cast<double>(start_) + gap_.sample(rng_);
+  }
+
+  bool next(Arrival& a) override {
+    while (round_ps(next_flow_) < stop_ && (heap_.empty() || next_flow_ <= heap_.top().t)) {
+      start_connection(next_flow_);
+      next_flow_ += gap_.sample(rng_);
+    }
+    if (heap_.empty() || (limit_ && emitted_ >= limit_)) return false;
+    const Pending p = heap_.top();
+    heap_.pop();
+    Conn& c = conns_[p.id];
+    const Scope& sc = scopes_[c.scope];
+    const Side& side = sc.side[c.turn];
+    const uint32_t len = static_cast<uint32_t>(side.size.sample_count(rng_, 1));
+    a.pkt = Packet{};
+    a.pkt.arrival = round_ps(p.t);
+    a.pkt.length = len;
+    a.pkt.conn_hash = mix64(salt_ ^ c.uid);
+    a.pkt.flow_hash = mix64(a.pkt.conn_hash + c.turn);  // one flow per direction
+    a.pkt.cls = side.cls;
+    a.data = nullptr;
+    ++emitted_;
+    --c.left[c.turn];
+    --c.train_left;
+    double t = p.t;
+    if (c.train_left > 0 && --c.flight_left > 0) {
+      t += len * 8 * peak_ps_per_bit_ + c.pace;
+    } else if (c.train_left > 0) {  // the next flight, one RTT after the first packet of this one
+      c.flight_left = std::min<uint64_t>(flight_size(++c.flight), c.train_left);
+      c.flight_start = std::max(t + len * 8 * peak_ps_per_bit_, c.flight_start + sc.rtt);
+      t = c.flight_start;
+    } else if (c.left[0] + c.left[1] > 0) {  // the other party's turn, if it has anything left
+      if (c.left[1 - c.turn] > 0) c.turn = static_cast<uint8_t>(1 - c.turn);
+      t += len * 8 * peak_ps_per_bit_ + begin_train(c, sc);
+      c.flight_start = t;
+    } else {
+      free_.push_back(p.id);
+      return true;
+    }
+    heap_.push({t, p.id});
+    return true;
+  }
+
+  std::vector<std::pair<std::string, uint64_t>> counts() const override {
+    return {{"generated", emitted_}, {"connections_started", started_}, {"connections_without_packets", empty_}};
+  }
+  bool bounded() const override { return stop_ != kNever || limit_ != 0; }
+
+ private:
+  struct Side {
+    Distribution size, train, warmup, pacing;
+    bool has_train = false;
+    uint8_t cls = 0;
+  };
+  struct Scope {
+    double share = 0, up = 0;
+    double rtt = 0;  // ps
+    Side side[2];    // [0] responder (download), [1] initiator (upload)
+  };
+  struct Conn {
+    uint64_t uid = 0;
+    uint64_t left[2] = {0, 0};  // packets still to send, per side
+    uint64_t train_left = 0, flight_left = 0;
+    uint32_t flight = 0;
+    uint8_t scope = 0, turn = 0;
+    double pace = 0, flight_start = 0;
+  };
+
+  // `scope(share=S, up=U, rtt=T, orig_size=hist(...), orig_train=hist(...),
+  // orig_warmup=quantiles(...), orig_pacing=quantiles(...), resp_...)`.
+  static Scope parse_scope(const std::string& text, const char* name, uint8_t cls) {
+    Scope sc;
+    if (text.empty()) return sc;  // no traffic in this scope
+    Spec s = Spec::parse(text);
+    const std::string where = std::string("model ") + name;
+    if (s.name() != "scope") throw SpecError(where + ": expected scope(share=..., up=..., ...)");
+    sc.share = s.real("share", 0);
+    sc.up = s.real("up", 0);
+    sc.rtt = static_cast<double>(s.time("rtt", 0));
+    if (!(sc.share >= 0) || !(sc.up >= 0 && sc.up <= 1)) throw SpecError(where + ": need share >= 0 and 0 <= up <= 1");
+    static const char* kSides[2] = {"resp", "orig"};
+    for (int k = 0; k < 2; ++k) {
+      const std::string p = kSides[k];
+      Side& side = sc.side[k];
+      side.cls = static_cast<uint8_t>(cls + k);
+      side.size = Distribution::parse(s.string(p + "_size", "hist()"), Distribution::Unit::kBytes, where + " " + p + "_size");
+      side.has_train = s.has(p + "_train");
+      side.train = Distribution::parse(s.string(p + "_train", "1"), Distribution::Unit::kBytes, where + " " + p + "_train");
+      side.warmup = Distribution::parse(s.string(p + "_warmup", "0s"), Distribution::Unit::kTime, where + " " + p + "_warmup");
+      side.pacing = Distribution::parse(s.string(p + "_pacing", "0s"), Distribution::Unit::kTime, where + " " + p + "_pacing");
+      const double bytes_share = k == 1 ? sc.up : 1 - sc.up;
+      if (sc.share > 0 && bytes_share > 0 && !(side.size.mean() > 0))
+        throw SpecError(where + ": " + p + "_size has no packets but the side carries bytes");
+    }
+    s.finish();
+    return sc;
+  }
+
+  // Delayed-ACK slow start, ALGORITHMS Eq. 5.10: floor(2^((n-1)/2) + 2^((n-2)/2)), n from 1.
+  static uint64_t flight_size(uint32_t index) {
+    const double n = static_cast<double>(std::min<uint32_t>(index, 60)) + 1;
+    return static_cast<uint64_t>(std::pow(2.0, (n - 1) / 2) + std::pow(2.0, (n - 2) / 2));
+  }
+
+  // floor(x) + Bernoulli(frac(x)): an integer with mean exactly x.
+  uint64_t stochastic_round(double x) {
+    const double f = std::floor(x);
+    return static_cast<uint64_t>(f) + (rng_.next_double() < x - f ? 1 : 0);
+  }
+
+  // Draws the next train of side `c.turn`; returns its warm-up (ps).
+  double begin_train(Conn& c, const Scope& sc) {
+    const Side& side = sc.side[c.turn];
+    const uint64_t want = side.has_train ? side.train.sample_count(rng_, 1) : c.left[c.turn];
+    c.train_left = std::min(want, c.left[c.turn]);
+    c.flight = 0;
+    c.flight_left = std::min<uint64_t>(flight_size(0), c.train_left);
+    c.pace = std::max(0.0, side.pacing.sample(rng_));
+    return std::max(0.0, side.warmup.sample(rng_));
+  }
+
+  void start_connection(double t) {
+    ++started_;
+    const uint8_t k = rng_.next_double() < p_intranet_ ? 0 : 1;
+    const Scope& sc = scopes_[k];
+    const double bytes = size_.sample(rng_);
+    Conn c;
+    c.uid = started_;
+    c.scope = k;
+    for (int side = 0; side < 2; ++side) {
+      const double b = bytes * (side == 1 ? sc.up : 1 - sc.up);
+      c.left[side] = b > 0 ? stochastic_round(b / sc.side[side].size.mean()) : 0;
+    }
+    if (c.left[0] + c.left[1] == 0) {
+      ++empty_;
+      return;
+    }
+    c.turn = c.left[1] > 0 ? 1 : 0;  // the initiator speaks first
+    begin_train(c, sc);  // the first train starts with the connection: no warm-up
+    c.flight_start = t;
+    uint64_t id;
+    if (free_.empty()) {
+      id = conns_.size();
+      conns_.push_back(c);
+    } else {
+      id = free_.back();
+      free_.pop_back();
+      conns_[id] = c;
+    }
+    heap_.push({t, id});
+  }
+
+  SourceRng rng_;
+  Distribution size_, gap_;
+  Scope scopes_[2];
+  double p_intranet_ = 0, peak_ps_per_bit_ = 0, next_flow_ = 0;
+  Time start_ = 0, stop_ = kNever;
+  uint64_t limit_ = 0, emitted_ = 0, started_ = 0, empty_ = 0, salt_ = 0;
+  std::vector<Conn> conns_;
+  std::vector<uint64_t> free_;  // connection slots to reuse
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> heap_;
+};
+
 }  // namespace
 
 std::unique_ptr<Source> make_source(const std::string& spec_text, const SourceContext& ctx) {
@@ -541,8 +763,10 @@ std::unique_ptr<Source> make_source(const std::string& spec_text, const SourceCo
     src = std::make_unique<OnOffSource>(s, ctx);
   } else if (s.name() == "flows") {
     src = std::make_unique<FlowSource>(s, ctx);
+  } else if (s.name() == "model") {
+    src = std::make_unique<ModelSource>(s, ctx);
   } else {
-    throw SpecError("unknown source '" + s.name() + "' in '" + spec_text + "' (known: pcap, poisson, cbr, onoff, flows)");
+    throw SpecError("unknown source '" + s.name() + "' in '" + spec_text + "' (known: pcap, poisson, cbr, onoff, flows, model)");
   }
   // hops=A-B: the packets enter at node A and leave after node B (cross traffic).
   const std::string hops = s.string("hops", "");
@@ -568,7 +792,9 @@ std::vector<std::pair<std::string, std::string>> known_sources() {
           {"poisson", "poisson(rate=PPS | load=L, size=DIST, cls=0, flows=1, start=0s, stop=T, count=N, seed=S, hops=A-B)"},
           {"cbr", "cbr(rate=PPS | load=L | interval=T, size=DIST, cls=0, flows=1, start, stop, count, hops)"},
           {"onoff", "onoff(flows=N, rate=BPS (mean per flow) | peak=BPS, on=exp(350ms), off=exp(650ms), size=200, cls, start, stop, hops)"},
-          {"flows", "flows(rate=FPS | load=L, packets=bzipf(1.1,6,6667), size=1500, peak=100M, cls, start, stop, hops)"}};
+          {"flows", "flows(rate=FPS | load=L, packets=bzipf(1.1,6,6667), size=1500, peak=100M, cls, start, stop, hops)"},
+          {"model", "model(size=DIST, gap=DIST, rate=CPS | load=L, intranet='scope(...)', internet='scope(...)', peak=1G, "
+                    "cls, start, stop, count, hops) -- from a workload model: tracelab replay run --model M.model.json"}};
 }
 
 }  // namespace tracelab::engine

@@ -21,6 +21,7 @@ import tracelab_engine as engine
 
 from .. import __version__
 from . import config as cfgmod
+from . import model_source
 from .output import summary_lines, write_detail, write_metrics, write_sweep
 
 EPILOG_RUN = """examples:
@@ -28,6 +29,7 @@ EPILOG_RUN = """examples:
   tracelab replay run --pcap in.pcap --load 0.9 --element 'fifo(capacity=50)' --detail -o out/r
   tracelab replay run --source 'poisson(load=0.9, size=40, cls=0, stop=1ms)' --class sensing:50us \\
       --element 'chutq(policy=dcf)' -o out/r
+  tracelab replay run --model trace.model.json --load 0.9 --duration 2s --element 'efd(capacity=300)' -o out/r
   tracelab replay run --config run.yaml -o out/r
 
 elements:
@@ -55,7 +57,19 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     timing = src.add_mutually_exclusive_group()
     timing.add_argument("--speed", type=float, help="replay --pcap X times faster than recorded")
     timing.add_argument("--pcap-rate", metavar="BPS", help="time-scale --pcap to this mean bit rate (e.g. 9G)")
-    timing.add_argument("--load", type=float, help="time-scale --pcap to this load of the first link")
+    timing.add_argument("--load", type=float,
+                        help="time-scale --pcap, or set the connection rate of --model, to this load of the first link")
+    src.add_argument("--model", type=Path, metavar="M.model.json",
+                     help="workload model (tracelab model derive): connections of its fitted sizes, inter-arrivals, "
+                     "shares, packet sizes, trains, warm-ups and RTTs; classes intranet/internet x download/upload")
+    src.add_argument("--duration", default="1s", metavar="T",
+                     help="--model: connections start during [0, T) and run to their end (default 1s)")
+    src.add_argument("--size-family", choices=model_source.FAMILIES,
+                     help="--model: flow-size family to use (default: the model's best fit)")
+    src.add_argument("--gap-family", choices=model_source.FAMILIES,
+                     help="--model: inter-arrival family to use (default: the model's best fit)")
+    src.add_argument("--max-flow", type=float, default=model_source.DEFAULT_MAX_FLOW, metavar="BYTES",
+                     help="--model: bound of a Pareto flow size (default 1e8)")
     src.add_argument("--class-rule", metavar="RULES",
                      help="classes of --pcap packets: 'dscp=46->0; port=5060->1; net=10.0.0.0/8->2; else->3'")
     net = p.add_argument_group("network")
@@ -80,12 +94,26 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", type=Path, metavar="FILE", help="YAML/JSON configuration; options override it")
 
 
-def build_config(ns: argparse.Namespace) -> dict[str, Any]:
+def build_config(ns: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
+    """The engine configuration, and notes on how a --model was read."""
     cfg: dict[str, Any] = cfgmod.load_file(ns.config) if ns.config else {}
-    sources = [cfgmod.pcap_source(str(Path(p).resolve()), speed=ns.speed, rate=ns.pcap_rate, load=ns.load,
-                                  class_rule=ns.class_rule) for p in ns.pcap] + list(ns.source)
-    if (ns.speed is not None or ns.pcap_rate or ns.load is not None or ns.class_rule) and not ns.pcap:
-        raise cfgmod.ConfigError("--speed, --pcap-rate, --load and --class-rule apply to --pcap traces")
+    if ns.model and ns.pcap and ns.load is not None:
+        raise cfgmod.ConfigError("--load with both --pcap and --model is ambiguous: give the pcap --pcap-rate")
+    sources = [cfgmod.pcap_source(str(Path(p).resolve()), speed=ns.speed, rate=ns.pcap_rate,
+                                  load=None if ns.model else ns.load, class_rule=ns.class_rule) for p in ns.pcap]
+    notes: list[str] = []
+    if ns.model:
+        spec, notes = model_source.source_spec(
+            model_source.load_model(ns.model), load=ns.load, stop=ns.duration, size_family=ns.size_family,
+            gap_family=ns.gap_family, max_flow=ns.max_flow)
+        sources.append(spec)
+        if not ns.classes and "classes" not in cfg:
+            cfg["classes"] = [{"name": n} for n in model_source.CLASSES]
+    sources += list(ns.source)
+    if (ns.speed is not None or ns.pcap_rate or ns.class_rule) and not ns.pcap:
+        raise cfgmod.ConfigError("--speed, --pcap-rate and --class-rule apply to --pcap traces")
+    if ns.load is not None and not (ns.pcap or ns.model):
+        raise cfgmod.ConfigError("--load applies to --pcap traces and --model workloads")
     if sources:
         cfg["sources"] = sources
     if not cfg.get("sources"):
@@ -103,7 +131,7 @@ def build_config(ns: argparse.Namespace) -> dict[str, Any]:
         value = getattr(ns, key)
         if value is not None:
             cfg[key] = value
-    return cfg
+    return cfg, notes
 
 
 def per_node(values: list[str], n: int, option: str, default: str) -> list[str]:
@@ -117,18 +145,22 @@ def per_node(values: list[str], n: int, option: str, default: str) -> list[str]:
 
 
 def cmd_run(ns: argparse.Namespace) -> int:
-    cfg = build_config(ns)
+    cfg, notes = build_config(ns)
     if ns.out_pcap:
         cfg["out_pcap"] = str(ns.out_pcap)
     cfg["detail"] = bool(ns.detail)
     metrics = engine.run(cfg)
     detail = metrics.pop("detail", None)
+    if ns.model:
+        metrics["workload_model"] = {"path": str(ns.model), "notes": notes}
     out = ns.output
     out.mkdir(parents=True, exist_ok=True)
     write_metrics(out / "metrics.json", cfg, metrics, argv=ns.argv)
     if detail is not None:
         write_detail(out / "packets.parquet", detail)
     if not ns.quiet:
+        for note in notes:
+            print(f"model: {note}")
         for line in summary_lines(metrics):
             print(line)
         print(f"wrote {out / 'metrics.json'}" + (f", {out / 'packets.parquet'}" if detail is not None else "")
