@@ -3,8 +3,7 @@
 #include "tlcorequeue.hh"
 #include <click/args.hh>
 #include <click/error.hh>
-#include <clicknet/ip.h>
-#include <clicknet/tcp.h>
+#include "ipv4_meta.hh"
 #include "tltime.hh"
 CLICK_DECLS
 
@@ -21,7 +20,7 @@ void* TLCoreQueue::cast(const char* name) {
 
 void TLCoreQueue::read_buffer(Args& args, uint64_t capacity) {
   _buffer.capacity = capacity;
-  args.read("CAPACITY", _buffer.capacity).read("BYTES", _bytes);
+  args.read("CAPACITY", _buffer.capacity).read("BYTES", _bytes).read("IN_SERVICE", _buffer.in_service_link_bps);
   _buffer.granularity = _bytes ? tracelab::Granularity::kBytes : tracelab::Granularity::kPackets;
 }
 
@@ -32,82 +31,32 @@ int TLCoreQueue::initialize(ErrorHandler* errh) {
   _core = make_core(errh);
   if (!_core) return -1;
   _core->set_drop_sink(this);
-  const uint32_t n = _buffer.slots() + 1;  // +1: the arrival the core is deciding on
-  _slots.resize(n, nullptr);
-  for (uint32_t i = 0; i < n; ++i) _free.push_back(n - 1 - i);
+  _handles.init(_buffer.slots() + 1);  // +1: the arrival the core is deciding on
   _notifier.initialize(Notifier::EMPTY_NOTIFIER, router());
   return 0;
 }
 
 void TLCoreQueue::cleanup(CleanupStage) {
-  for (Packet* p : _slots)
-    if (p) p->kill();
+  _handles.clear();
   delete _core;
   _core = nullptr;
 }
 
-void TLCoreQueue::on_drop(const tracelab::Packet& p, DropReason, Time) {
-  const uint32_t h = static_cast<uint32_t>(p.handle);
-  _slots[h]->kill();
-  _slots[h] = nullptr;
-  _free.push_back(h);
-}
-
-// FNV-1a over the 5-tuple; the connection hash orders the endpoints first.
-static uint64_t tuple_hash(uint32_t a, uint16_t pa, uint32_t b, uint16_t pb, uint8_t proto) {
-  uint64_t h = 1469598103934665603ULL;
-  const uint64_t words[3] = {(uint64_t(a) << 16) | pa, (uint64_t(b) << 16) | pb, proto};
-  for (uint64_t w : words)
-    for (int i = 0; i < 8; ++i) {
-      h ^= (w >> (8 * i)) & 0xff;
-      h *= 1099511628211ULL;
-    }
-  return h;
-}
-
-static void describe(const Packet* p, tracelab::Packet& cp) {
-  cp.length = p->length();
-  if (!p->has_network_header() || p->network_length() < int(sizeof(click_ip))) return;
-  const click_ip* ip = p->ip_header();
-  if (ip->ip_v != 4) return;
-  cp.length = ntohs(ip->ip_len);
-  const uint32_t src = ip->ip_src.s_addr, dst = ip->ip_dst.s_addr;
-  uint16_t sport = 0, dport = 0;
-  const bool first_fragment = (ntohs(ip->ip_off) & IP_OFFMASK) == 0;
-  if (ip->ip_p == IP_PROTO_TCP && first_fragment && p->transport_length() >= int(sizeof(click_tcp))) {
-    const click_tcp* tcp = p->tcp_header();
-    sport = tcp->th_sport;
-    dport = tcp->th_dport;
-    cp.flags |= tracelab::kFlagTcp;
-    cp.tcp_seq = ntohl(tcp->th_seq);
-    cp.tcp_ack = ntohl(tcp->th_ack);
-    if (tcp->th_flags & TH_SYN) cp.flags |= tracelab::kFlagSyn;
-    if (tcp->th_flags & TH_FIN) cp.flags |= tracelab::kFlagFin;
-    const int payload = int(cp.length) - (ip->ip_hl << 2) - (tcp->th_off << 2);
-    if ((tcp->th_flags & TH_ACK) && payload <= 0 && !(tcp->th_flags & (TH_SYN | TH_FIN | TH_RST)))
-      cp.flags |= tracelab::kFlagPureAck;
-  } else if (ip->ip_p == IP_PROTO_UDP && first_fragment && p->transport_length() >= 4) {
-    const uint16_t* ports = reinterpret_cast<const uint16_t*>(p->transport_header());
-    sport = ports[0];
-    dport = ports[1];
-  }
-  cp.flow_hash = tuple_hash(src, sport, dst, dport, ip->ip_p);
-  const bool forward = src < dst || (src == dst && sport <= dport);
-  cp.conn_hash = forward ? cp.flow_hash : tuple_hash(dst, dport, src, sport, ip->ip_p);
-}
+void TLCoreQueue::on_drop(const tracelab::Packet& p, DropReason, Time) { _handles.drop(p.handle); }
 
 void TLCoreQueue::push(int, Packet* p) {
   const Time now = tl_now_ps();
   // The table has one handle per buffer slot plus the arrival, and the core
   // never holds more than its slots, so a handle is always free.
-  const uint32_t h = _free.back();
-  _free.pop_back();
-  _slots[h] = p;
   tracelab::Packet cp;
-  cp.handle = h;
+  cp.handle = _handles.put(p);
   cp.arrival = now;
-  describe(p, cp);
+  if (p->has_network_header())
+    tracelab::describe_ipv4(p->network_header(), p->end_data() - p->network_header(), cp);
+  else
+    cp.length = p->length();
   _core->enqueue(cp, now);
+  _handles.flush_drops(this, 1);
   if (_core->length_packets()) _notifier.wake();
 }
 
@@ -118,11 +67,7 @@ Packet* TLCoreQueue::pull(int) {
     _notifier.sleep();
     return nullptr;
   }
-  const uint32_t h = static_cast<uint32_t>(out_store[0].handle);
-  Packet* p = _slots[h];
-  _slots[h] = nullptr;
-  _free.push_back(h);
-  return p;
+  return _handles.take(out_store[0].handle);
 }
 
 enum { h_length, h_highwater, h_drops, h_full, h_pushed, h_served, h_flows, h_flows_hw };

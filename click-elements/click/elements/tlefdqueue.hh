@@ -21,7 +21,8 @@ while the flow has packets queued; a flow's packets are high priority while
 its counter is below THRESHOLD; a full buffer pushes out the last
 low-priority packet for a high-priority arrival.
 
-Push input, pull output. Packets should carry an IP header annotation
+Push input, pull output 0; dropped packets (on arrival or pushed out)
+leave on push output 1 if it is connected, else are killed. Packets should carry an IP header annotation
 (CheckIPHeader or MarkIPHeader upstream) so flows can be told apart.
 
 Keyword arguments are:
@@ -35,6 +36,13 @@ Packets (or bytes with BYTES true). Default 300.
 =item BYTES
 
 Boolean. Default false.
+
+=item IN_SERVICE
+
+Integer, bits per second. When positive, the packet being transmitted stays
+counted in the buffer (and in its flow's state) until its transmission at
+this rate ends, as in the thesis model; 0: it leaves the buffer when pulled,
+as in Click's Queue. Default 0.
 
 =item VARIANT
 

@@ -18,7 +18,8 @@ drop-tail FIFO queue with packet or byte capacity
 Drop-tail FIFO (tracelab ALGORITHMS.md §1; core/fifo.hh). In byte mode an
 arrival is dropped when it would overflow CAPACITY (⚠AMB-1).
 
-Push input, pull output. Packets should carry an IP header annotation
+Push input, pull output 0; dropped packets (on arrival or pushed out)
+leave on push output 1 if it is connected, else are killed. Packets should carry an IP header annotation
 (CheckIPHeader or MarkIPHeader upstream) so flows can be told apart.
 
 Keyword arguments are:
@@ -32,6 +33,13 @@ Packets (or bytes with BYTES true). Default 300.
 =item BYTES
 
 Boolean. Capacity in bytes. Default false.
+
+=item IN_SERVICE
+
+Integer, bits per second. When positive, the packet being transmitted stays
+counted in the buffer (and in its flow's state) until its transmission at
+this rate ends, as in the thesis model; 0: it leaves the buffer when pulled,
+as in Click's Queue. Default 0.
 
 =back
 

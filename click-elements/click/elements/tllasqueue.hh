@@ -19,7 +19,8 @@ LAS / LASACK (ALGORITHMS.md §3.1; core/las.hh): serves the packet of
 least attained service first; a full buffer drops the packet with the
 largest tag (possibly the arrival).
 
-Push input, pull output. Packets should carry an IP header annotation
+Push input, pull output 0; dropped packets (on arrival or pushed out)
+leave on push output 1 if it is connected, else are killed. Packets should carry an IP header annotation
 (CheckIPHeader or MarkIPHeader upstream) so flows can be told apart.
 
 Keyword arguments are:
@@ -33,6 +34,13 @@ Default 300.
 =item BYTES
 
 Boolean. Default false.
+
+=item IN_SERVICE
+
+Integer, bits per second. When positive, the packet being transmitted stays
+counted in the buffer (and in its flow's state) until its transmission at
+this rate ends, as in the thesis model; 0: it leaves the buffer when pulled,
+as in Click's Queue. Default 0.
 
 =item ACK
 

@@ -19,7 +19,8 @@ NCQ and NCQ+ (ALGORITHMS.md §4 with its corrections of the pseudo-code;
 core/ncq.hh): short packets get strict priority within running favor
 rates. Drop-tail by default (⚠AMB-12).
 
-Push input, pull output. Packets should carry an IP header annotation
+Push input, pull output 0; dropped packets (on arrival or pushed out)
+leave on push output 1 if it is connected, else are killed. Packets should carry an IP header annotation
 (CheckIPHeader or MarkIPHeader upstream) so flows can be told apart.
 
 Keyword arguments are:
@@ -33,6 +34,13 @@ Default 100.
 =item BYTES
 
 Boolean. Default false.
+
+=item IN_SERVICE
+
+Integer, bits per second. When positive, the packet being transmitted stays
+counted in the buffer (and in its flow's state) until its transmission at
+this rate ends, as in the thesis model; 0: it leaves the buffer when pulled,
+as in Click's Queue. Default 0.
 
 =item VARIANT
 

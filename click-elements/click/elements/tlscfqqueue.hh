@@ -18,7 +18,8 @@ SCFQ (self-clocked fair queueing) with drop-tail
 Self-Clocked Fair Queueing, equal weights, per 5-tuple (ALGORITHMS.md §3.3;
 core/scfq.hh); drop-tail on overflow.
 
-Push input, pull output. Packets should carry an IP header annotation
+Push input, pull output 0; dropped packets (on arrival or pushed out)
+leave on push output 1 if it is connected, else are killed. Packets should carry an IP header annotation
 (CheckIPHeader or MarkIPHeader upstream) so flows can be told apart.
 
 Keyword arguments are:
@@ -32,6 +33,13 @@ Default 300.
 =item BYTES
 
 Boolean. Default false.
+
+=item IN_SERVICE
+
+Integer, bits per second. When positive, the packet being transmitted stays
+counted in the buffer (and in its flow's state) until its transmission at
+this rate ends, as in the thesis model; 0: it leaves the buffer when pulled,
+as in Click's Queue. Default 0.
 
 =back
 
