@@ -95,25 +95,31 @@ def cpp() -> list[Result]:
     return results
 
 
-def python() -> Result:
-    r = Result("pytest")
-    paths = [p for p in ("models/tests", "replay/tests", "tests") if (ROOT / p).is_dir()]
-    junit = BUILD / "pytest-junit.xml"
-    junit.parent.mkdir(parents=True, exist_ok=True)
-    status = run([str(ROOT / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-rs",
-                  "--import-mode=importlib", "-p", "no:cacheprovider", f"--junitxml={junit}", *paths]).returncode
-    if junit.exists():
-        for suite in ET.parse(junit).getroot().iter("testsuite"):
-            tests = int(suite.get("tests", 0))
-            failed = int(suite.get("failures", 0)) + int(suite.get("errors", 0))
-            skipped = int(suite.get("skipped", 0))
-            r.failed += failed
-            r.skipped += skipped
-            r.passed += tests - failed - skipped
-    if status not in (0, 5) and r.failed == 0:
-        r.failed += 1
-        r.notes.append(f"pytest exited {status}")
-    return r
+def python() -> list[Result]:
+    """One pytest run per test folder: each folder imports its own helper
+    modules (fixtures, reference models) from its own directory."""
+    results = []
+    for path in ("models/tests", "replay/tests", "tests"):
+        if not (ROOT / path).is_dir():
+            continue
+        r = Result(f"pytest {path}")
+        junit = BUILD / f"pytest-{path.replace('/', '-')}.xml"
+        junit.parent.mkdir(parents=True, exist_ok=True)
+        status = run([str(ROOT / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-rs",
+                      "-p", "no:cacheprovider", f"--rootdir={ROOT / path}", f"--junitxml={junit}", path]).returncode
+        if junit.exists():
+            for suite in ET.parse(junit).getroot().iter("testsuite"):
+                tests = int(suite.get("tests", 0))
+                failed = int(suite.get("failures", 0)) + int(suite.get("errors", 0))
+                skipped = int(suite.get("skipped", 0))
+                r.failed += failed
+                r.skipped += skipped
+                r.passed += tests - failed - skipped
+        if status not in (0, 5) and r.failed == 0:
+            r.failed += 1
+            r.notes.append(f"pytest exited {status}")
+        results.append(r)
+    return results
 
 
 def click() -> Result:

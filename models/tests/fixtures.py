@@ -58,7 +58,7 @@ def write_profile(directory: Path, connections: list[dict], hosts: list[dict] | 
     for name, (rows, types) in samples.items():
         if rows is not None:
             pq.write_table(_table(rows, types), directory / name)
-    (directory / S.SUMMARY).write_text(json.dumps(summary or {"trace": "fixture.pcap", "tool_version": "fixture"}))
+    (directory / S.SUMMARY).write_text(json.dumps(summary or {"trace": {"path": "fixture.pcap"}, "tool": {"name": "tracelab-analyzer", "version": "fixture"}}))
     return directory
 
 

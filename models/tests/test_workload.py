@@ -39,7 +39,7 @@ def _thesis_profile(tmp_path):
              {"side": "orig", "scope": "intranet", "ip_len": 1500, "count": 3},
              {"side": "resp", "scope": "internet", "ip_len": 1500, "count": 70}]
     return write_profile(tmp_path / "p", conns, warmups=warm, trains=trains, packet_sizes=sizes,
-                         summary={"trace": "thesis.pcap", "tool_version": "0.1.0"})
+                         summary={"trace": {"path": "thesis.pcap"}, "tool": {"version": "0.1.0"}})
 
 
 def test_tables_9_1_and_9_2(tmp_path):
