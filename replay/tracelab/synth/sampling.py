@@ -16,8 +16,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize
-
 from tracelab_models.distributions import frozen
 
 
@@ -40,24 +38,28 @@ def observed_mean(report: dict) -> float | None:
     return None
 
 
-def capped_mean(dist, cap: float) -> float:
-    """E[min(X, cap)] = E[X; X < cap] + cap * P(X >= cap)."""
-    return float(dist.expect(lambda x: x, lb=0, ub=cap) + cap * dist.sf(cap))
+def capped_means(dist, hard_cap: float, points: int = 20_000) -> tuple[np.ndarray, np.ndarray]:
+    """(C, E[min(X, C)]) on a log grid of caps up to hard_cap, from
+    E[min(X, C)] = integral of P(X > x) over [0, C] (trapezoids in log x; below the
+    grid's start, P(X > x) = 1)."""
+    lo = float(dist.ppf(1e-12))  # P(X > lo) = 1 to 1e-12
+    lo = lo if lo > 0 else hard_cap * 1e-30
+    x = np.geomspace(lo, hard_cap, points)
+    sf = dist.sf(x)
+    area = np.concatenate(([0.0], np.cumsum((sf[1:] + sf[:-1]) / 2 * np.diff(x))))
+    return x, lo + area
 
 
 def mean_preserving_cap(dist, target: float | None, hard_cap: float) -> float:
     """The cap C <= hard_cap with E[min(X, C)] = target, or hard_cap when the family's
     own mean (capped at hard_cap) is already at or below the target."""
-    if target is None or not math.isfinite(target) or target <= 0:
+    caps, means = capped_means(dist, hard_cap)
+    if target is None or not math.isfinite(target) or target <= 0 or means[-1] <= target:
         return hard_cap
-    if capped_mean(dist, hard_cap) <= target:
-        return hard_cap
-    lo = float(dist.ppf(1e-9))
-    if capped_mean(dist, max(lo, 1e-300)) >= target:
+    if means[0] >= target:
         raise SynthError(f"the fitted family's quantiles are all above the observed mean {target:g}")
-    # E[min(X, C)] grows with C: bisect on log C.
-    f = lambda lc: capped_mean(dist, math.exp(lc)) - target  # noqa: E731
-    return math.exp(optimize.brentq(f, math.log(max(lo, 1e-300)), math.log(hard_cap), xtol=1e-6))
+    # E[min(X, C)] grows with C: invert by interpolation on the grid.
+    return float(np.interp(target, means, caps))
 
 
 def draw_capped(dist, cap: float, n: int, rng: np.random.Generator) -> np.ndarray:
