@@ -40,7 +40,7 @@ class Distribution {
   // Multiplies every sample (and the mean) by `f` > 0: every family here is
   // a scale family, so this keeps its shape and sets its mean.
   void scale_by(double f) { factor_ *= f; }
-  bool empty_histogram() const { return kind_ == Kind::kHistogram && cdf_.empty(); }
+  bool is_constant() const { return kind_ == Kind::kConst; }
   const std::string& text() const { return text_; }
 
  private:

@@ -24,12 +24,12 @@ class Ring {
   const T& front() const { return buf_[head_]; }
   void push(const T& v) {
     if (size_ == buf_.size()) grow();
-    buf_[(head_ + size_) & (buf_.size() - 1)] = v;
+    buf_[(head_ + size_) & mask_] = v;
     ++size_;
   }
   T pop() {
     T v = buf_[head_];
-    head_ = (head_ + 1) & (buf_.size() - 1);
+    head_ = (head_ + 1) & mask_;
     --size_;
     return v;
   }
@@ -37,12 +37,13 @@ class Ring {
  private:
   void grow() {
     std::vector<T> bigger(buf_.empty() ? 64 : buf_.size() * 2);
-    for (size_t i = 0; i < size_; ++i) bigger[i] = buf_[(head_ + i) & (buf_.size() - 1)];
+    for (size_t i = 0; i < size_; ++i) bigger[i] = buf_[(head_ + i) & mask_];
     buf_.swap(bigger);
     head_ = 0;
+    mask_ = buf_.size() - 1;
   }
   std::vector<T> buf_;
-  size_t head_ = 0, size_ = 0;
+  size_t head_ = 0, size_ = 0, mask_ = 0;
 };
 
 // What the engine remembers of a packet while it is in the network; the
@@ -101,10 +102,20 @@ struct Engine::Impl {
     bool valid = false;
   };
 
+  // What the ingress stamps on a packet of a class, looked up once per
+  // packet from a table indexed by class instead of the configuration.
+  struct Ingress {
+    Time budget = kNever;
+    uint16_t mtq = 0;
+    uint8_t flags = 0;
+  };
+
   RunConfig cfg;
   std::vector<std::unique_ptr<Node>> nodes;
   std::vector<std::unique_ptr<Source>> sources;
   std::vector<Pending> pending;
+  std::vector<Time> source_at;  // next arrival of each source, kNever when exhausted
+  Ingress ingress[256];
   std::vector<Record> recs;
   std::vector<uint32_t> free_slots;
   std::vector<std::vector<uint8_t>> frames;  // only with out_pcap
@@ -157,6 +168,14 @@ struct Engine::Impl {
       if (mtq != kNever && (mtq % kMicrosecond != 0 || mtq / kMicrosecond >= 0xffff))
         throw SpecError("class " + std::to_string(c) + ": mtq must be whole microseconds below 65.535 ms");
       stats_for(static_cast<uint8_t>(c));
+      const ClassConfig& cc = cfg.classes[c];
+      Ingress& in = ingress[c];
+      in.budget = cc.qtl != kNever ? cc.qtl : cc.budget;
+      if (cc.qtl != kNever) in.flags |= kFlagHasQtl;
+      if (mtq != kNever) {
+        in.mtq = static_cast<uint16_t>(mtq / kMicrosecond);
+        in.flags |= kFlagHasMtq;
+      }
     }
     if (!cfg.out_pcap.empty()) {
       dead = pcap_open_dead_with_tstamp_precision(linktype, 262144, PCAP_TSTAMP_PRECISION_NANO);
@@ -165,6 +184,7 @@ struct Engine::Impl {
         throw std::runtime_error("cannot write '" + cfg.out_pcap + "': " + (dead ? pcap_geterr(dead) : "pcap"));
     }
     pending.resize(sources.size());
+    source_at.assign(sources.size(), kNever);
   }
 
   ~Impl() {
@@ -196,7 +216,10 @@ struct Engine::Impl {
     free_slots.push_back(slot);
   }
 
-  void refill(size_t i) { pending[i].valid = sources[i]->next(pending[i].a); }
+  void refill(size_t i) {
+    pending[i].valid = sources[i]->next(pending[i].a);
+    source_at[i] = pending[i].valid ? pending[i].a.pkt.arrival : kNever;
+  }
 
   // ------------------------------------------------------------ events
 
@@ -257,20 +280,13 @@ struct Engine::Impl {
       detail.queue_delay.push_back(0);
       detail.flow.push_back(a.pkt.flow_hash);
     }
-    Packet p = a.pkt;
+    Packet& p = a.pkt;  // the source refills it only after the offer
     p.handle = slot;
     if (r.cls < cfg.classes.size()) {
-      const ClassConfig& cc = cfg.classes[r.cls];
-      if (cc.qtl != kNever) {
-        p.budget = cc.qtl;
-        p.flags |= kFlagHasQtl;
-      } else {
-        p.budget = cc.budget;
-      }
-      if (cc.mtq != kNever) {
-        p.mtq = static_cast<uint16_t>(cc.mtq / kMicrosecond);
-        p.flags |= kFlagHasMtq;
-      }
+      const Ingress& in = ingress[r.cls];
+      p.budget = in.budget;
+      p.flags |= in.flags;
+      if (in.flags & kFlagHasMtq) p.mtq = in.mtq;
     }
     offer(src.first_node(), p, now);
     refill(i);
@@ -372,6 +388,14 @@ struct Engine::Impl {
   // that is later than them: the same order as processing them first at
   // equal times, without a trip through the loop per packet.
   void flush_deliveries(Time upto) {
+    if (nodes.size() == 1) {  // one node: its deliveries are already in time order
+      Ring<InFlight>& d = nodes[0]->delivering;
+      while (!d.empty() && d.front().at <= upto) {
+        const InFlight f = d.pop();
+        deliver(f.pkt.handle, 0, f.at);
+      }
+      return;
+    }
     for (;;) {
       Node* first = nullptr;
       uint32_t k_first = 0;
@@ -401,9 +425,8 @@ struct Engine::Impl {
       for (size_t k = 1; k < nodes.size(); ++k)
         if (!nodes[k]->inbound.empty() && nodes[k]->inbound.front().at < best)
           best = nodes[k]->inbound.front().at, kind = kArrive, which = k;
-      for (size_t i = 0; i < pending.size(); ++i)
-        if (pending[i].valid && pending[i].a.pkt.arrival < best)
-          best = pending[i].a.pkt.arrival, kind = kSource, which = i;
+      for (size_t i = 0; i < source_at.size(); ++i)
+        if (source_at[i] < best) best = source_at[i], kind = kSource, which = i;
       if (kind == kNone || best > cfg.until) {
         flush_deliveries(cfg.until);  // kNever: all of them
         return cfg.until != kNever ? cfg.until : std::max(now, last_delivery);

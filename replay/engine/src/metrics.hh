@@ -94,7 +94,7 @@ class LevelTracker {
     if (level > max_) max_ = level;
   }
   void finish(Time t) { account(t); }
-  double mean() const { return total_ > 0 ? static_cast<double>(area_ / total_) : 0; }
+  double mean() const { return total_ > 0 ? static_cast<double>(area_) / static_cast<double>(total_) : 0; }
   uint64_t max() const { return max_; }
   const std::vector<Time>& time_at_level() const { return time_at_; }
 
@@ -102,7 +102,7 @@ class LevelTracker {
   void account(Time t) {
     if (t <= last_t_) return;
     const Time dt = t - last_t_;
-    area_ += static_cast<long double>(dt) * level_;
+    area_ += static_cast<__int128>(dt) * level_;  // exact, and far cheaper than long double
     total_ += dt;
     if (level_ >= time_at_.size()) time_at_.resize(level_ + 1, 0);
     time_at_[level_] += dt;
@@ -110,7 +110,7 @@ class LevelTracker {
   }
   Time last_t_ = 0;
   uint64_t level_ = 0, max_ = 0;
-  long double area_ = 0;
+  __int128 area_ = 0;
   Time total_ = 0;
   std::vector<Time> time_at_;
 };

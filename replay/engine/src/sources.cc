@@ -347,6 +347,7 @@ struct SyntheticCommon {
     if (stop <= start) throw SpecError(s.name() + ": stop must be after start");
     salt = mix64(ctx.index + 0x5eed) ^ ctx.seed;
     link = s.rate("link", ctx.link_bps);
+    if (size.is_constant()) constant_size = static_cast<uint32_t>(size.sample_count(rng, 1));  // draws nothing
   }
   bool done(Time t) const { return t >= stop || (count && emitted >= count); }
   void fill(Arrival& a, Time t, uint64_t flow, uint32_t length) {
@@ -358,10 +359,13 @@ struct SyntheticCommon {
     a.data = nullptr;
     ++emitted;
   }
-  uint32_t draw_size() { return static_cast<uint32_t>(size.sample_count(rng, 1)); }
+  uint32_t draw_size() {
+    return constant_size ? constant_size : static_cast<uint32_t>(size.sample_count(rng, 1));
+  }
 
   SourceRng rng;
   Distribution size;
+  uint32_t constant_size = 0;  // the size when it is a constant: the per-packet path skips the draw
   uint8_t cls = 0;
   Time start = 0, stop = kNever;
   uint64_t count = 0, emitted = 0, salt = 0, link = 0;
