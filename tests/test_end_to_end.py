@@ -120,3 +120,42 @@ def test_roles_cover_every_host_and_agree_with_the_analyzer(path):
     for r in rows:
         assert predicted[r["host"]] == ("server" if r["server"] == "1" else "client"), r
     assert sum(1 for r in rows if r["server"] == "1") + sum(1 for r in rows if r["client"] == "1") == len(rows)
+
+
+# ------------------------------------------------- the lab compose file (no Docker here)
+
+def test_lab_compose_file_is_valid_and_wired():
+    """docker-compose.lab.yml is not run here (no Docker engine): its YAML, its wiring
+    and its pins are what can be checked."""
+    import yaml
+
+    lab = yaml.safe_load((REPO / "docker-compose.lab.yml").read_text())
+    services = lab["services"]
+    assert set(services) == {"trex", "dut", "controller"}
+    for name, svc in services.items():
+        image = svc["image"]
+        assert re.fullmatch(r"[\w./-]+:[\w.-]+", image) and not image.endswith(":latest"), image
+        froms = re.findall(r"^FROM (\S+)", svc["build"]["dockerfile_inline"], re.M)
+        assert froms and all(":" in f and not f.endswith(":latest") for f in froms), (name, froms)
+        for cfg in svc.get("configs", []):
+            assert cfg["source"] in lab["configs"]
+    assert services["dut"]["depends_on"] == ["trex"] and set(services["controller"]["depends_on"]) == {"trex", "dut"}
+    # The DUT and the controller start from the image of the top-level Dockerfile.
+    for name in ("dut", "controller"):
+        assert services[name]["build"]["dockerfile_inline"].startswith("FROM tracelab:0.1.0")
+    assert re.search(r"git checkout -q [0-9a-f]{40}", services["dut"]["build"]["dockerfile_inline"])
+    assert services["dut"]["command"] == ["click", "/lab/dut.click"]
+    assert 'require(package "tracelab")' in lab["configs"]["dut_click"]["content"]
+    assert "TLExactUnqueue(RATE 10000000000)" in lab["configs"]["dut_click"]["content"]
+    script = services["controller"]["command"][-1]
+    for step in ("tracelab profile", "tracelab model derive", "tracelab replay trex stl", "tracelab replay trex run"):
+        assert step in script
+    # The TRex config it mounts is itself YAML (TRex's list of one platform entry).
+    trex_cfg = yaml.safe_load(re.sub(r"\$\{(\w+):[?-][^}]*\}", r"\1", lab["configs"]["trex_cfg"]["content"]))
+    assert trex_cfg[0]["version"] == 2 and len(trex_cfg[0]["interfaces"]) == 2
+    # The options the controller passes are the front door's.
+    for sub, options in (("stl", ("--rate", "--load", "--budget", "-o")),
+                         ("run", ("--server", "--ports", "--duration", "-o"))):
+        helptext = tracelab("replay", "trex", sub, "--help", cwd=REPO)
+        for opt in options:
+            assert opt in script and re.search(rf"(^|\s|,){re.escape(opt)}[ ,=\n]", helptext), (sub, opt)
