@@ -105,7 +105,7 @@ def test_connections_flow_from_profile_to_model_and_report(path):
     assert sum(c["cnxs"] for cats in s["composition"].values() for c in cats.values()) <= n
     # The replay section names the run and its offered packets.
     offered = json.loads((out / "r" / "metrics.json").read_text())["overall"]["offered"]
-    assert f"Replay run: r" in text and str(offered) in text
+    assert "Replay run: r" in text and str(offered) in text
 
 
 def test_roles_cover_every_host_and_agree_with_the_analyzer(path):

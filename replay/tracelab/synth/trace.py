@@ -169,7 +169,7 @@ def _draw_pools(mdl: _Model, need: int, rng) -> dict:
     return pools
 
 
-def _take(pool: dict, key: str, k: int, rng, hist=None) -> np.ndarray:
+def _take(pool: dict, key: str, k: int, rng) -> np.ndarray:
     """The next k values of a pool, refilled (by resampling the pool) when used up."""
     at = pool["p" if key == "sizes" else "t"]
     arr = pool[key]
