@@ -30,7 +30,7 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
 # --- system packages (Debian) -------------------------------------------------
 APT_BUILD=(build-essential pkg-config cmake ninja-build libpcap-dev libgtest-dev pybind11-dev)
-APT_TEST=(tshark tcptrace argus-client argus-server default-jdk-headless maven chromium)
+APT_TEST=(tshark tcptrace argus-client argus-server tcpreplay default-jdk-headless maven chromium)
 want=("${APT_BUILD[@]}")
 [ "$WITH_TEST" = 1 ] && want+=("${APT_TEST[@]}")
 missing=()

@@ -29,11 +29,11 @@ def listed_commands(env=None) -> list[str]:
 def test_help_lists_the_built_parts():
     names = listed_commands()
     # The analyzer, models and engine are built by scripts/setup.sh before the tests.
-    for expected in ("profile", "roles", "model", "replay", "report", "demo"):
+    for expected in ("profile", "roles", "model", "replay", "synth", "report", "demo"):
         assert expected in names
 
 
-@pytest.mark.parametrize("command", ["profile", "roles", "model", "replay", "report", "demo"])
+@pytest.mark.parametrize("command", ["profile", "roles", "model", "replay", "synth", "report", "demo"])
 def test_every_listed_subcommand_has_help_with_an_example(command):
     if command not in listed_commands():
         pytest.skip(f"{command} is not built here")

@@ -111,6 +111,13 @@ SUBCOMMANDS = [
         "build the replay engine: `make build`",
     ),
     Subcommand(
+        "synth",
+        "write a synthetic pcap from a workload model (handshakes, trains, warm-ups, pacing, RTTs)",
+        "tracelab synth out/demo/trace.model.json -o out/synthetic.pcap --seed 1",
+        lambda: python_entry("tracelab.synth.cli", "main"),
+        "install the replay package: `make setup`",
+    ),
+    Subcommand(
         "report",
         "render HTML reports with plots of profiles, replay runs and sweeps",
         "tracelab report out/demo/profile out/demo/replay/efd -o out/report",
