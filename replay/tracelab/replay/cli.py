@@ -39,12 +39,16 @@ sources (--source):
 {sources}
 """
 
-EPILOG_SWEEP = """Placeholders `{name}` in the configuration file are replaced by every
-combination of the --grid values; each run goes to DIR/<name=value,...>/ and
-one row per run (class metrics flattened) to DIR/sweep.parquet and sweep.json.
+EPILOG_SWEEP = """A sweep spec is a run configuration whose strings hold placeholders
+`{name}`, plus `grid:` mapping each name to its values (elements x parameters x
+loads x seeds); --grid NAME=V1,V2,... replaces one name's values. Every
+combination runs in the engine; each goes to DIR/<name=value,...>/metrics.json
+(with its full configuration) and one row per run to DIR/sweep.parquet and
+sweep.json.
 
-example:
-  tracelab replay sweep --config chk.yaml --grid load=0.1,0.3,0.5,0.7,0.9 -o out/sweep
+examples:
+  tracelab replay sweep replay/sweeps/efd-vs-fifo.yaml -o out/sweep
+  tracelab replay sweep replay/sweeps/efd-vs-fifo.yaml --grid seed=1 -o out/quick
 """
 
 
@@ -169,8 +173,15 @@ def cmd_run(ns: argparse.Namespace) -> int:
 
 
 def cmd_sweep(ns: argparse.Namespace) -> int:
-    base = cfgmod.load_file(ns.config)
-    grid: dict[str, list[str]] = {}
+    spec = ns.spec or ns.config
+    if spec is None:
+        raise cfgmod.ConfigError("tracelab replay sweep: give a sweep spec (SPEC.yaml or --config FILE)")
+    base = cfgmod.load_file(spec)
+    # The spec's own `grid:` (name -> list of values); --grid replaces a name.
+    file_grid = base.pop("grid", None) or {}
+    if not isinstance(file_grid, dict) or not all(isinstance(v, list) and v for v in file_grid.values()):
+        raise cfgmod.ConfigError(f"{spec}: `grid` must map each placeholder name to a non-empty list of values")
+    grid: dict[str, list[str]] = {str(k): [str(v) for v in vals] for k, vals in file_grid.items()}
     for item in ns.grid:
         name, _, values = item.partition("=")
         if not name or not values:
@@ -199,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tracelab replay", description=__doc__.split("\n\n")[0],
         epilog="examples:\n"
         "  tracelab replay run --pcap in.pcap --element 'efd(capacity=300,th=30000)' --rate 10G --load 0.9 -o out/r\n"
-        "  tracelab replay sweep --config sweep.yaml --grid load=0.5,0.7,0.9 -o out/sweep\n"
+        "  tracelab replay sweep replay/sweeps/efd-vs-fifo.yaml -o out/sweep\n"
         "  tracelab replay trex stl out/demo/trace.model.json -o out/trex/stl_demo.py  (TRex profile)\n"
         "Run `tracelab replay run --help` for elements, sources and options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -217,8 +228,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("-q", "--quiet", action="store_true")
     sweep = sub.add_parser("sweep", help="the same configuration over a grid of parameter values",
                            epilog=EPILOG_SWEEP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sweep.add_argument("--config", type=Path, required=True, metavar="FILE",
-                       help="YAML/JSON configuration with {name} placeholders")
+    sweep.add_argument("spec", nargs="?", type=Path, metavar="SPEC.yaml",
+                       help="sweep spec: a configuration with {name} placeholders and a `grid:` of their values")
+    sweep.add_argument("--config", type=Path, metavar="FILE",
+                       help="the same as SPEC (older form)")
     sweep.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2,...")
     sweep.add_argument("-o", "--output", type=Path, required=True, metavar="DIR")
     sweep.add_argument("-q", "--quiet", action="store_true")
