@@ -66,19 +66,33 @@ pub struct Accounting {
     pub first_ts_ns: Option<i64>,
     pub last_ts_ns: Option<i64>,
     pub read_error: Option<ReadError>,
+    /// Per-packet counts behind `decoded_by_proto`, indexed like
+    /// `PROTO_NAMES` and folded into the map when the input ends (a map
+    /// update per packet cost more than decoding the packet).
+    by_proto: [u64; 5],
 }
+
+const PROTO_NAMES: [&str; 5] = ["tcp", "udp", "icmp", "icmp6", "other_ip"];
 
 impl Accounting {
     fn add_decoded(&mut self, p: &PacketMeta) {
         self.decoded += 1;
-        let proto = match p.ip_proto {
-            ip_proto::TCP => "tcp",
-            ip_proto::UDP => "udp",
-            ip_proto::ICMP => "icmp",
-            ip_proto::ICMPV6 => "icmp6",
-            _ => "other_ip",
+        let i = match p.ip_proto {
+            ip_proto::TCP => 0,
+            ip_proto::UDP => 1,
+            ip_proto::ICMP => 2,
+            ip_proto::ICMPV6 => 3,
+            _ => 4,
         };
-        *self.decoded_by_proto.entry(proto).or_default() += 1;
+        self.by_proto[i] += 1;
+    }
+    /// Moves the per-packet counts into `decoded_by_proto` (protocols seen).
+    fn fold_protos(&mut self) {
+        for (name, n) in PROTO_NAMES.iter().zip(std::mem::take(&mut self.by_proto)) {
+            if n > 0 {
+                *self.decoded_by_proto.entry(name).or_default() += n;
+            }
+        }
     }
     pub fn skipped_total(&self) -> u64 {
         self.skipped.values().sum()
@@ -145,7 +159,10 @@ fn shard_loop(
                 }
                 Msg::Advance(now) => {
                     tracker.advance(now, &mut finished);
-                    if results.send((epoch, std::mem::take(&mut finished))).is_err() {
+                    // The next epoch's vector starts at this one's size, so
+                    // it rarely grows (growing moves every record).
+                    let next = Vec::with_capacity(finished.len());
+                    if results.send((epoch, std::mem::replace(&mut finished, next))).is_err() {
                         return sizes;
                     }
                     epoch += 1;
@@ -318,9 +335,11 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
             }
             _ => {}
         }
-        let s = Tracker::shard_of(&meta, threads);
+        // One shard needs no hash.
+        let s = if threads == 1 { 0 } else { Tracker::shard_of(&meta, threads) };
         shards[s].push(Msg::Packet(meta));
     }
+    acc.fold_protos();
     for shard in &mut shards {
         shard.push(Msg::Finish);
         shard.send();

@@ -1,5 +1,15 @@
 //! The connection table: packets in, finished [`ConnRecord`]s out.
+//!
+//! Timers: every connection has a *deadline*, the earliest time at which
+//! one of its Zeek timers (inactivity, attempt, expire, delete) can fire.
+//! [`Tracker::advance`] visits only connections whose deadline has passed,
+//! found through a lazy timer wheel: a connection is (re)registered only
+//! when its deadline moves earlier than where it is registered, so the
+//! common packet (which pushes the inactivity deadline later) costs no
+//! wheel work, and an early registration that fires finds the connection
+//! not yet due and registers it again at its real deadline.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use tracelab_decode::{ip_proto, Addr, PacketMeta};
@@ -74,18 +84,87 @@ struct Conn {
     ip_bytes: [u64; 2],
     kind: Kind,
     bins: Vec<Bin>,
+    /// The deadline this connection is registered at in the wheel
+    /// (`i64::MAX`: not registered). Never later than its real deadline.
+    armed: i64,
+}
+
+/// Wheel slots of one second each; deadlines further ahead share slots
+/// and wait their turn (an entry is taken only once it is due).
+const WHEEL_SLOTS: usize = 1024;
+const WHEEL_SEC: i64 = 1_000_000_000;
+
+/// Lazy timer wheel of (key, deadline) registrations.
+struct Wheel {
+    slots: Vec<Vec<(FlowKey, i64)>>,
+    /// Seconds up to this one were fully drained; `None` before the first
+    /// registration.
+    drained: Option<i64>,
+}
+
+impl Wheel {
+    fn new() -> Wheel {
+        Wheel {
+            slots: (0..WHEEL_SLOTS).map(|_| Vec::new()).collect(),
+            drained: None,
+        }
+    }
+
+    /// Registers `key` at `deadline`; `now` (network time) starts the
+    /// wheel's clock on the first registration.
+    fn insert(&mut self, key: FlowKey, deadline: i64, now: i64) {
+        let sec = deadline.div_euclid(WHEEL_SEC);
+        let drained = *self.drained.get_or_insert(now.div_euclid(WHEEL_SEC) - 1);
+        // Already past (time went backwards): the next advance takes it.
+        let sec = sec.max(drained + 1);
+        self.slots[sec.rem_euclid(WHEEL_SLOTS as i64) as usize].push((key, deadline));
+    }
+
+    /// Moves every registration due at `now` into `due`.
+    fn take_due(&mut self, now: i64, due: &mut Vec<(FlowKey, i64)>) {
+        let Some(drained) = self.drained else {
+            return;
+        };
+        let now_sec = now.div_euclid(WHEEL_SEC);
+        if now_sec <= drained {
+            return;
+        }
+        // A jump longer than the wheel visits each slot once.
+        let first = drained + 1;
+        let first = first.max(now_sec - WHEEL_SLOTS as i64 + 1);
+        for sec in first..=now_sec {
+            self.slots[sec.rem_euclid(WHEEL_SLOTS as i64) as usize].retain(|&(k, d)| {
+                if d <= now {
+                    due.push((k, d));
+                    false
+                } else {
+                    true
+                }
+            });
+        }
+        // `now`'s own second may still hold later deadlines.
+        self.drained = Some(now_sec - 1);
+    }
 }
 
 /// Streaming connection tracker (one per shard).
 pub struct Tracker {
     cfg: TrackerConfig,
     table: HashMap<FlowKey, Conn, FxBuild>,
+    wheel: Wheel,
+    /// Scratch for [`Tracker::advance`], kept to reuse its allocation.
+    due: Vec<(FlowKey, i64)>,
 }
 
 impl Tracker {
     pub fn new(cfg: TrackerConfig) -> Tracker {
         let table = HashMap::with_capacity_and_hasher(cfg.capacity_hint, FxBuild::default());
-        Tracker { cfg, table }
+        Tracker {
+            cfg,
+            table,
+            wheel: Wheel::new(),
+            due: Vec::new(),
+        }
     }
 
     /// Connections currently tracked.
@@ -107,18 +186,26 @@ impl Tracker {
     /// (as oriented after this packet; a later role flip is not reflected).
     pub fn process(&mut self, p: &PacketMeta, out: &mut Vec<ConnRecord>) -> bool {
         let key = FlowKey::of(p);
-        if let Some(conn) = self.table.get_mut(&key) {
-            if conn.expired(p.ts_ns, &self.cfg) || conn.is_reuse(p) {
-                let old = self.table.remove(&key).expect("present");
-                out.push(old.finish(&self.cfg));
-            }
-        }
         let cfg = &self.cfg;
-        let conn = self
-            .table
-            .entry(key)
-            .or_insert_with(|| Conn::new(key, p, cfg));
+        // One table lookup per packet: the entry serves the expiry test, the
+        // replacement of a finished connection and the update.
+        let conn = match self.table.entry(key) {
+            Entry::Occupied(e) => {
+                let conn = e.into_mut();
+                if conn.expired(p.ts_ns, cfg) || conn.is_reuse(p) {
+                    let old = std::mem::replace(conn, Conn::new(key, p, cfg));
+                    out.push(old.finish(cfg));
+                }
+                conn
+            }
+            Entry::Vacant(e) => e.insert(Conn::new(key, p, cfg)),
+        };
         conn.packet(p, cfg);
+        let deadline = conn.deadline();
+        if deadline < conn.armed {
+            conn.armed = deadline;
+            self.wheel.insert(key, deadline, p.ts_ns);
+        }
         conn.slot_of(p) == conn.c.orig_slot
     }
 
@@ -127,24 +214,42 @@ impl Tracker {
     /// Records come out sorted by (start time, key).
     pub fn advance(&mut self, now_ns: i64, out: &mut Vec<ConnRecord>) {
         let cfg = &self.cfg;
-        let mut done: Vec<FlowKey> = self
-            .table
-            .iter_mut()
-            .filter_map(|(k, c)| c.expired(now_ns, cfg).then_some(*k))
-            .collect();
-        self.drain(&mut done, out);
+        let mut due = std::mem::take(&mut self.due);
+        self.wheel.take_due(now_ns, &mut due);
+        let mut done: Vec<(i64, FlowKey)> = Vec::new();
+        for (key, at) in due.drain(..) {
+            // A registration is stale when the connection was registered
+            // again since (earlier) or replaced by a new one on its 5-tuple.
+            let Some(conn) = self.table.get_mut(&key) else {
+                continue;
+            };
+            if conn.armed != at {
+                continue;
+            }
+            conn.armed = i64::MAX;
+            // Not due yet (its deadline moved on): expired() is then a no-op.
+            if conn.expired(now_ns, cfg) {
+                done.push((conn.start_ns, key));
+            } else {
+                conn.armed = conn.deadline();
+                self.wheel.insert(key, conn.armed, now_ns);
+            }
+        }
+        self.due = due;
+        self.drain(done, out);
     }
 
     /// End of input: every connection finishes.
     pub fn finish(&mut self, out: &mut Vec<ConnRecord>) {
-        let mut done: Vec<FlowKey> = self.table.keys().copied().collect();
-        self.drain(&mut done, out);
+        let done = self.table.iter().map(|(k, c)| (c.start_ns, *k)).collect();
+        self.drain(done, out);
+        self.wheel = Wheel::new();
     }
 
-    fn drain(&mut self, keys: &mut [FlowKey], out: &mut Vec<ConnRecord>) {
-        keys.sort_unstable_by_key(|k| (self.table[k].start_ns, *k));
-        for k in keys.iter() {
-            let conn = self.table.remove(k).expect("listed");
+    fn drain(&mut self, mut keys: Vec<(i64, FlowKey)>, out: &mut Vec<ConnRecord>) {
+        keys.sort_unstable();
+        for (_, k) in keys {
+            let conn = self.table.remove(&k).expect("listed");
             out.push(conn.finish(&self.cfg));
         }
     }
@@ -217,6 +322,21 @@ impl Conn {
             ip_bytes: [0; 2],
             kind,
             bins: Vec::new(),
+            armed: i64::MAX,
+        }
+    }
+
+    /// The earliest time a timer of this connection can fire: before it,
+    /// [`Conn::expired`] changes nothing and returns false.
+    fn deadline(&self) -> i64 {
+        let inactive_at = if self.c.inactivity_ns > 0 {
+            self.c.last_ns.saturating_add(self.c.inactivity_ns)
+        } else {
+            i64::MAX
+        };
+        match &self.kind {
+            Kind::Tcp(t) => inactive_at.min(t.0.next_timer()),
+            _ => inactive_at,
         }
     }
 
@@ -527,4 +647,65 @@ fn rstos0_history(h: &str) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(i: u16) -> FlowKey {
+        FlowKey {
+            a: Addr::v4([10, 0, 0, 1]),
+            pa: i,
+            b: Addr::v4([10, 0, 0, 2]),
+            pb: 80,
+            proto: 6,
+            one_way: false,
+        }
+    }
+
+    /// The wheel hands out exactly the registrations a full scan would: each
+    /// once, at the first advance at or after its deadline, across deadlines
+    /// in the past, within the current second, and beyond the wheel's span.
+    #[test]
+    fn wheel_matches_a_full_scan() {
+        let mut wheel = Wheel::new();
+        let mut pending: Vec<(FlowKey, i64)> = Vec::new();
+        let mut x: u64 = 12345;
+        let mut next = || {
+            // A fixed LCG: deterministic without a dependency.
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) as i64
+        };
+        let mut now = 1_700_000_000 * WHEEL_SEC;
+        for step in 0..400u16 {
+            for j in 0..5u16 {
+                let ahead = match next() % 4 {
+                    0 => -(next() % (3 * WHEEL_SEC)),                   // already past
+                    1 => next() % WHEEL_SEC,                            // this second
+                    2 => next() % (30 * WHEEL_SEC),                     // soon
+                    _ => next() % (3 * WHEEL_SLOTS as i64 * WHEEL_SEC), // beyond the span
+                };
+                let k = key(step * 5 + j);
+                wheel.insert(k, now + ahead, now);
+                pending.push((k, now + ahead));
+            }
+            // Mostly one-second epochs, sometimes a long gap in the trace.
+            now += if step % 97 == 96 {
+                5000 * WHEEL_SEC
+            } else {
+                WHEEL_SEC / 2 + next() % WHEEL_SEC
+            };
+            let mut got = Vec::new();
+            wheel.take_due(now, &mut got);
+            let mut want: Vec<(FlowKey, i64)> =
+                pending.iter().copied().filter(|&(_, d)| d <= now).collect();
+            pending.retain(|&(_, d)| d > now);
+            got.sort();
+            want.sort();
+            assert_eq!(got, want, "step {step}");
+        }
+    }
 }
