@@ -2,7 +2,7 @@
 // intra-queue disciplines. Spec: ALGORITHMS.md §2.1–§2.3; thesis [003 §4.3,
 // Algorithm 3, §6.2.1]. Two-level queue and push-out: efd_two_level.hh.
 //
-// Flow table: an entry {counter, nq} exists exactly while the flow has
+// Flow table (efd_flow_table.hh): an entry {counter, nq} exists exactly while the flow has
 // packets in the buffer (the in-service packet included when
 // `in_service_link_bps` is set); it is created when a packet is admitted
 // (not merely offered) and deleted when the flow's last packet leaves,
@@ -84,39 +84,43 @@ class EfdCore final : public TwoLevelQueue<EfdCore> {
   Admission classify(const Packet& p, Time) {
     Admission a;
     // No entry is inserted or deleted between classify() and on_admit(), so
-    // the lookup is kept for on_admit().
-    found_ = table_.find(key(p));
-    if (found_ != nullptr) {
-      a.prio = found_->counter < cfg_.threshold ? Priority::kHigh : Priority::kLow;
-      a.tag = found_->counter;
+    // the lookup (the entry, or where to insert it) is kept for on_admit().
+    found_ = table_.lookup(key(p), vacancy_);
+    if (found_ != FlowTable<Entry>::kNone) {
+      const Entry& e = table_.at(found_);
+      a.prio = e.counter < cfg_.threshold ? Priority::kHigh : Priority::kLow;
+      a.tag = e.counter;
     }
     return a;
   }
   void on_admit(const Packet& p, Admission& a) {
-    Entry* e = found_ != nullptr ? found_ : table_.find_or_insert(key(p));
-    if (e == nullptr) throw std::logic_error("EFD flow table larger than the buffer");
-    ++e->nq;
+    a.ref = found_ != FlowTable<Entry>::kNone ? found_ : table_.insert(vacancy_, key(p));
+    if (a.ref == FlowTable<Entry>::kNone) throw std::logic_error("EFD flow table larger than the buffer");
+    // The packet carries its entry's index: no lookup when it leaves.
+    Entry& e = table_.at(a.ref);
+    ++e.nq;
     if (cfg_.counter == EfdCounter::kAdmitted) {
-      a.ack_before = e->ack;
-      a.volume = volume(p, *e);
-      e->counter += a.volume;
+      a.ack_before = e.ack;
+      a.volume = volume(p, e);
+      e.counter += a.volume;
     }
   }
-  void on_unadmit(const Packet& p, const Admission& a) {
-    Entry* e = table_.find(key(p));
-    e->counter -= a.volume;
-    e->ack = a.ack_before;
-    release(p, *e);
+  void on_unadmit(const Packet&, const Admission& a) {
+    Entry& e = table_.at(a.ref);
+    e.counter -= a.volume;
+    e.ack = a.ack_before;
+    release(a.ref);
   }
-  void on_leave(const Packet& p, bool served) {
-    Entry* e = table_.find(key(p));
-    if (served && cfg_.counter == EfdCounter::kServed) e->counter += volume(p, *e);
-    release(p, *e);
+  void on_leave(const Packet& p, uint32_t ref, bool served) {
+    if (served && cfg_.counter == EfdCounter::kServed) {
+      Entry& e = table_.at(ref);
+      e.counter += volume(p, e);
+    }
+    release(ref);
   }
 
-  uint64_t key(const Packet& p) const {
-    return flow_key(p, cfg_.variant == EfdVariant::kEfdAck ? FlowKey::kConnection : FlowKey::kFlow);
-  }
+  // The variant's flow key, chosen once (EFDACK: the connection, §2.2).
+  uint64_t key(const Packet& p) const { return p.*key_; }
   uint64_t volume(const Packet& p, Entry& e) const {
     switch (cfg_.variant) {
       case EfdVariant::kPefd: return 1;
@@ -124,13 +128,15 @@ class EfdCore final : public TwoLevelQueue<EfdCore> {
       default: return p.length;
     }
   }
-  void release(const Packet&, Entry& e) {
-    if (--e.nq == 0) table_.erase(&e);
+  void release(uint32_t ref) {
+    if (--table_.at(ref).nq == 0) table_.erase_at(ref);
   }
 
   EfdConfig cfg_;
+  uint64_t Packet::*key_ = cfg_.variant == EfdVariant::kEfdAck ? &Packet::conn_hash : &Packet::flow_hash;
   FlowTable<Entry> table_;
-  Entry* found_ = nullptr;
+  uint32_t found_ = FlowTable<Entry>::kNone;
+  FlowTable<Entry>::Vacancy vacancy_;
 };
 
 }  // namespace tracelab

@@ -7,7 +7,12 @@
 // FlowTable: open addressing with linear probing and backward-shift
 // deletion (no tombstones, so a table whose entries come and go per packet,
 // as EFD's do, never degrades). At most `max_entries` live entries; the
-// slot array is the next power of two >= 2 * max_entries, allocated once.
+// slot array is the next power of two >= 2 * max_entries (load <= 1/2),
+// allocated once. Keys and values live apart in a pool and never move: a core
+// may keep an entry's index (lookup / insert / at / erase_at) instead of
+// looking its flow up again. Each slot keeps its home index, so a deletion's backward shift
+// never rehashes; a lookup that misses reports its vacancy, so an
+// insertion right after it does not probe again.
 #pragma once
 
 #include <cstddef>
@@ -19,72 +24,109 @@
 
 namespace tracelab {
 
-// SplitMix64's finalizer: spreads adapter-supplied flow hashes of unknown
-// quality over the table index.
-constexpr uint64_t mix_flow_hash(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 template <typename V>
 class FlowTable {
  public:
-  explicit FlowTable(uint32_t max_entries) : max_(max_entries) {
+  explicit FlowTable(uint32_t max_entries) : max_(max_entries), pool_(max_entries), free_(max_entries) {
     if (max_entries == 0) throw std::invalid_argument("flow table needs at least one entry");
     uint64_t n = 2;
-    while (n < 2ULL * max_entries) n <<= 1;
+    int bits = 1;
+    while (n < 2ULL * max_entries) {
+      n <<= 1;
+      ++bits;
+    }
     slots_.resize(n);
-    mask_ = n - 1;
+    mask_ = static_cast<uint32_t>(n - 1);
+    shift_ = 64 - bits;
+    for (uint32_t i = 0; i < max_entries; ++i) free_[i] = max_entries - 1 - i;
   }
 
-  V* find(uint64_t key) {
-    for (uint64_t i = home(key);; i = (i + 1) & mask_) {
-      Slot& s = slots_[i];
-      if (!s.used) return nullptr;
-      if (s.key == key) return &s.value;
+  // Where a key that find() missed would go: its home and the empty slot
+  // that ended the probe.
+  struct Vacancy {
+    uint32_t home = 0;
+    uint32_t slot = 0;
+  };
+
+  static constexpr uint32_t kNone = 0xFFFFFFFF;
+
+  // Index interface. An entry's index is stable while it lives: a core may
+  // keep it (e.g. beside a queued packet) instead of looking its flow up
+  // again.
+  //
+  // The index of `key`'s entry, or kNone; then `vacancy` says where
+  // insert() can put `key` without probing again.
+  uint32_t lookup(uint64_t key, Vacancy& vacancy) const {
+    vacancy.home = home(key);
+    for (uint32_t i = vacancy.home;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.entry == kEmpty) {
+        vacancy.slot = i;
+        return kNone;
+      }
+      // Different homes mean different keys: only a same-home slot costs
+      // a look at the entry's key.
+      if (s.home == vacancy.home && pool_[s.entry].key == key) return s.entry;
     }
   }
-
-  // The entry for `key`, value-initialised if new; nullptr when the table
+  // Insert `key` (value-initialised) at the vacancy a lookup() miss
+  // reported, with no insertion or deletion since. kNone when the table
   // already holds max_entries flows (the caller counts that).
-  V* find_or_insert(uint64_t key) {
-    uint64_t i = home(key);
-    for (;; i = (i + 1) & mask_) {
-      Slot& s = slots_[i];
-      if (!s.used) break;
-      if (s.key == key) return &s.value;
-    }
-    if (size_ == max_) return nullptr;
-    slots_[i] = Slot{key, V{}, true};
+  uint32_t insert(const Vacancy& vacancy, uint64_t key) {
+    if (size_ == max_) return kNone;
+    const uint32_t e = free_[max_ - 1 - size_];
+    pool_[e] = Entry{V{}, key, vacancy.slot};
+    slots_[vacancy.slot] = Slot{vacancy.home, e};
     if (++size_ > highwater_) highwater_ = size_;
-    return &slots_[i].value;
+    return e;
+  }
+  V& at(uint32_t index) { return pool_[index].value; }
+  void erase_at(uint32_t index) { erase_slot(pool_[index].slot); }
+
+  // Pointer interface over the same table.
+  V* find(uint64_t key) {
+    Vacancy v;
+    return find(key, v);
+  }
+  V* find(uint64_t key, Vacancy& vacancy) {
+    const uint32_t e = lookup(key, vacancy);
+    return e == kNone ? nullptr : &pool_[e].value;
+  }
+  V* insert_at(const Vacancy& vacancy, uint64_t key) {
+    const uint32_t e = insert(vacancy, key);
+    return e == kNone ? nullptr : &pool_[e].value;
+  }
+
+  // The entry for `key`, value-initialised if new; nullptr when full.
+  V* find_or_insert(uint64_t key) {
+    Vacancy v;
+    if (V* e = find(key, v)) return e;
+    return insert_at(v, key);
   }
 
   void erase(uint64_t key) {
-    for (uint64_t i = home(key);; i = (i + 1) & mask_) {
-      if (!slots_[i].used) return;
-      if (slots_[i].key == key) {
+    for (uint32_t i = home(key); slots_[i].entry != kEmpty; i = (i + 1) & mask_) {
+      if (pool_[slots_[i].entry].key == key) {
         erase_slot(i);
         return;
       }
     }
   }
 
-  // Delete the entry whose value `v` points to (from find / find_or_insert,
-  // with no insertion or deletion since): saves the second probe.
+  // Delete the entry `v` points to. Entries never move while they live, so
+  // any pointer from find / find_or_insert / at() will do, without a probe.
   void erase(V* v) {
-    erase_slot(static_cast<uint64_t>(reinterpret_cast<Slot*>(reinterpret_cast<char*>(v) - offsetof(Slot, value)) -
-                                     slots_.data()));
+    erase_at(static_cast<uint32_t>(
+        reinterpret_cast<const Entry*>(reinterpret_cast<const char*>(v) - offsetof(Entry, value)) - pool_.data()));
   }
 
   // Delete every entry for which pred(key, value) holds (periodic GC).
   template <typename Pred>
   void erase_if(Pred pred) {
-    for (uint64_t i = 0; i <= mask_;) {
-      Slot& s = slots_[i];
+    for (uint32_t i = 0; i <= mask_;) {
+      const Slot& s = slots_[i];
       // After a deletion slot i holds a shifted entry: look at it again.
-      if (s.used && pred(s.key, s.value)) erase_slot(i);
+      if (s.entry != kEmpty && pred(pool_[s.entry].key, pool_[s.entry].value)) erase_slot(i);
       else ++i;
     }
   }
@@ -92,7 +134,7 @@ class FlowTable {
   template <typename F>
   void for_each(F f) const {
     for (const Slot& s : slots_)
-      if (s.used) f(s.key, s.value);
+      if (s.entry != kEmpty) f(pool_[s.entry].key, pool_[s.entry].value);
   }
 
   uint32_t size() const { return size_; }
@@ -100,31 +142,47 @@ class FlowTable {
   uint32_t max_entries() const { return max_; }
 
  private:
+  static constexpr uint32_t kEmpty = 0xFFFFFFFF;
+  // The index: 8 bytes a slot (a probe run stays in one cache line); keys
+  // and values live in `pool_` and never move.
   struct Slot {
-    uint64_t key = 0;
-    V value{};
-    bool used = false;
+    uint32_t home = 0;       // kept so deletion never rehashes, and as a filter
+    uint32_t entry = kEmpty; // index into pool_
   };
-  uint64_t home(uint64_t key) const { return mix_flow_hash(key) & mask_; }
+  struct Entry {
+    V value{};
+    uint64_t key = 0;
+    uint32_t slot = 0;       // where the index points at this entry
+  };
+  // Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4): one multiply by 2^64/phi,
+  // keeping the top bits, spreads adapter-supplied flow hashes of unknown
+  // quality over the index (a multiply mixes upward, so the top bits are
+  // the well-mixed ones). No modulo: the table size is a power of two.
+  uint32_t home(uint64_t key) const { return static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_); }
 
-  void erase_slot(uint64_t hole) {
+  void erase_slot(uint32_t hole) {
+    free_[max_ - size_] = slots_[hole].entry;
+    --size_;
     // Backward shift: move each later member of the probe run into the hole
     // when its home position does not lie cyclically in (hole, j].
-    for (uint64_t j = (hole + 1) & mask_; slots_[j].used; j = (j + 1) & mask_) {
-      uint64_t h = home(slots_[j].key);
-      bool stays = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
+    for (uint32_t j = (hole + 1) & mask_; slots_[j].entry != kEmpty; j = (j + 1) & mask_) {
+      const uint32_t h = slots_[j].home;
+      const bool stays = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
       if (!stays) {
         slots_[hole] = slots_[j];
+        pool_[slots_[hole].entry].slot = hole;
         hole = j;
       }
     }
-    slots_[hole].used = false;
-    --size_;
+    slots_[hole].entry = kEmpty;
   }
 
-  std::vector<Slot> slots_;
-  uint64_t mask_ = 0;
   uint32_t max_;
+  std::vector<Slot> slots_;
+  std::vector<Entry> pool_;
+  std::vector<uint32_t> free_;  // free pool indices: free_[0 .. max_ - size_)
+  uint32_t mask_ = 0;
+  int shift_ = 63;
   uint32_t size_ = 0;
   uint32_t highwater_ = 0;
 };

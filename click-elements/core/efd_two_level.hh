@@ -9,7 +9,9 @@
 //   Admission classify(const Packet&, Time now)   priority and tag of an arrival
 //   void on_admit(const Packet&, Admission&)      the arrival enters the buffer
 //   void on_unadmit(const Packet&, const Admission&)  byte-mode push-out failed, undo
-//   void on_leave(const Packet&, bool served)     a packet leaves: served, or pushed out
+//   void on_leave(const Packet&, uint32_t ref, bool served)  a packet leaves:
+//        served, or pushed out; `ref` is the Admission::ref on_admit() set
+//        (EFD: its flow entry, so a departure needs no table lookup)
 //
 // Space priority (push-out, §2, default on): an arrival meeting a full buffer
 // is conceptually inserted at its position and the packet at the physical
@@ -61,36 +63,106 @@ struct Admission {
   uint64_t tag = 0;         // order key inside a LAS-ordered virtual queue
   uint64_t volume = 0;      // volume on_admit() added to the flow's counter
   AckProgress ack_before;   // the flow's ACK reference before on_admit()
+  uint32_t ref = 0;         // kept with the packet, handed to on_leave()
 };
 
-// One virtual queue: a ring (FIFO) or a sorted queue (LAS). Front = next to
-// serve, back = physical tail (push-out victim).
+// The packets of both virtual queues, each with its Admission::ref, in one
+// array of buffer-size slots: a FIFO-ordered virtual queue is then a ring of
+// 4-byte slot indices, and H and L together touch no more memory than one
+// drop-tail FIFO does (two rings of whole packets would double the working
+// set, which costs more than the indirection). Free slots form a stack, so
+// the slot just freed, still in cache, is the next one used.
+class PacketPool {
+ public:
+  explicit PacketPool(uint32_t n) : slots_(n), refs_(n), free_(n) {
+    for (uint32_t i = 0; i < n; ++i) free_[i] = n - 1 - i;
+  }
+  uint32_t put(const Packet& p, uint32_t ref) {
+    const uint32_t i = free_[--free_count_];
+    slots_[i].packet = p;
+    refs_[i] = ref;
+    return i;
+  }
+  const Packet& packet(uint32_t i) const { return slots_[i].packet; }
+  uint32_t ref(uint32_t i) const { return refs_[i]; }
+  // The slot's contents stay readable until the next put().
+  void release(uint32_t i) { free_[free_count_++] = i; }
+
+ private:
+  // One cache line per packet (Packet is 64 bytes): never two lines.
+  struct alignas(64) Slot {
+    Packet packet;
+  };
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> refs_;
+  std::vector<uint32_t> free_;
+  uint32_t free_count_ = static_cast<uint32_t>(free_.size());
+};
+
+// One virtual queue: a ring of pool slots (FIFO) or a sorted queue (LAS,
+// which keeps its own packets). Front = next to serve, back = physical tail
+// (push-out victim).
 class SubQueue {
  public:
   SubQueue(Discipline d, uint32_t slots)
       : las_(d == Discipline::kLas), ring_(las_ ? 1 : slots), sorted_(las_ ? slots : 0) {}
-  bool empty() const { return size() == 0; }
-  uint32_t size() const { return las_ ? sorted_.size() : ring_.size(); }
+  // Its own count, so the hot emptiness tests need no branch on las_.
+  bool empty() const { return n_ == 0; }
+  uint32_t size() const { return n_; }
   bool is_las() const { return las_; }
-  void push(const Packet& p, uint64_t tag) {
-    if (las_) sorted_.push(p, tag);
-    else ring_.push_back(p);
+  // The FIFO paths are the hot ones and stay small enough to inline; the
+  // LAS paths (heap operations) are kept out of line.
+  void push(PacketPool& pool, const Packet& p, uint64_t tag, uint32_t ref) {
+    ++n_;
+    if (las_) las_push(p, tag, ref);
+    else ring_.push_back(pool.put(p, ref));
   }
-  Packet pop_front() { return las_ ? sorted_.pop_min() : ring_.pop_front(); }
-  Packet pop_back() { return las_ ? sorted_.pop_max() : ring_.pop_back(); }
+  void pop_front_to(PacketPool& pool, Packet& dst, uint32_t& ref) {
+    --n_;
+    if (las_) {
+      las_pop_min(dst, ref);
+    } else {
+      const uint32_t i = ring_.pop_front();
+      dst = pool.packet(i);
+      ref = pool.ref(i);
+      pool.release(i);
+    }
+  }
+  // The physical tail, removed; the reference is valid until the next push.
+  const Packet& pop_back_ref(PacketPool& pool, uint32_t& ref) {
+    --n_;
+    if (las_) {
+      las_pop_min_max(ref);
+      return last_;
+    }
+    const uint32_t i = ring_.pop_back();
+    ref = pool.ref(i);
+    pool.release(i);
+    return pool.packet(i);
+  }
   uint64_t back_tag() const { return sorted_.max_tag(); }  // LAS only
 
  private:
+  [[gnu::noinline]] void las_push(const Packet& p, uint64_t tag, uint32_t ref) { sorted_.push(p, tag, ref); }
+  [[gnu::noinline]] void las_pop_min(Packet& dst, uint32_t& ref) { dst = sorted_.pop_min(&ref); }
+  [[gnu::noinline]] void las_pop_min_max(uint32_t& ref) { last_ = sorted_.pop_max(&ref); }
+
   bool las_;
-  PacketDeque ring_;
+  Ring<uint32_t> ring_;  // pool slots
   SortedPacketQueue sorted_;
+  Packet last_;  // LAS: the packet pop_back_ref() refers to
+  uint32_t n_ = 0;
 };
 
 template <typename Mechanism>
 class TwoLevelQueue : public QueueCore {
  public:
   explicit TwoLevelQueue(const TwoLevelConfig& cfg)
-      : cfg_(cfg), meter_(cfg.buffer), high_(cfg.high, cfg.buffer.slots()), low_(cfg.low, cfg.buffer.slots()) {}
+      : cfg_(cfg),
+        meter_(cfg.buffer),
+        pool_(cfg.high == Discipline::kFifo || cfg.low == Discipline::kFifo ? cfg.buffer.slots() : 1),
+        high_(cfg.high, cfg.buffer.slots()),
+        low_(cfg.low, cfg.buffer.slots()) {}
 
   void enqueue(const Packet& p, Time now) final {
     ++counters_.offered;
@@ -111,11 +183,13 @@ class TwoLevelQueue : public QueueCore {
     // Account first so that a victim of p's own flow keeps its entry (§2.1).
     self().on_admit(p, a);
     while (!meter_.fits(p.length) && !low_.empty()) {
-      Packet victim = low_.pop_back();
+      // A reference into L's storage: nothing is pushed before place().
+      uint32_t ref;
+      const Packet& victim = low_.pop_back_ref(pool_, ref);
       low_bytes_ -= victim.length;
       meter_.remove(victim.length);
       ++pushed_out_;
-      self().on_leave(victim, false);
+      self().on_leave(victim, ref, false);
       drop(victim, DropReason::kPushedOut, now);
     }
     if (!meter_.fits(p.length)) {  // byte mode only: L ran out first
@@ -130,23 +204,24 @@ class TwoLevelQueue : public QueueCore {
     retire(now, true);
     out.clear();
     if (high_.empty() && low_.empty()) return false;
-    Packet p;
+    Packet& p = out.packets[0];
+    uint32_t ref;
     if (!high_.empty()) {
-      p = high_.pop_front();
+      high_.pop_front_to(pool_, p, ref);
       ++served_high_;
     } else {
-      p = low_.pop_front();
+      low_.pop_front_to(pool_, p, ref);
       low_bytes_ -= p.length;
     }
     ++counters_.served;
-    out.packets[0] = p;
     out.count = 1;
     out.wire_bytes = p.length;
     const uint64_t bps = cfg_.buffer.in_service_link_bps;
     if (bps == 0) {
-      leave(p);
+      leave(p, ref);
     } else {
       service_ = {p, now + serialization_time(p.length, bps), true};
+      service_ref_ = ref;
     }
     return true;
   }
@@ -190,9 +265,9 @@ class TwoLevelQueue : public QueueCore {
   }
   void place(const Packet& p, const Admission& a) {
     if (a.prio == Priority::kHigh) {
-      high_.push(p, a.tag);
+      high_.push(pool_, p, a.tag, a.ref);
     } else {
-      low_.push(p, a.tag);
+      low_.push(pool_, p, a.tag, a.ref);
       low_bytes_ += p.length;
     }
     meter_.add(p.length);
@@ -201,23 +276,25 @@ class TwoLevelQueue : public QueueCore {
     note_highwater();
   }
 
-  void leave(const Packet& p) {
+  void leave(const Packet& p, uint32_t ref) {
     meter_.remove(p.length);
-    self().on_leave(p, true);
+    self().on_leave(p, ref, true);
   }
   void retire(Time now, bool link_free) {
     if (service_.busy && (link_free || now >= service_.ends)) {
       service_.busy = false;
-      leave(service_.packet);
+      leave(service_.packet, service_ref_);
     }
   }
 
   TwoLevelConfig cfg_;
   BufferMeter meter_;
+  PacketPool pool_;  // packets of the FIFO-ordered virtual queues
   SubQueue high_;
   SubQueue low_;
   uint64_t low_bytes_ = 0;
   InService service_;
+  uint32_t service_ref_ = 0;
   uint64_t admitted_[2] = {0, 0};
   uint64_t served_high_ = 0;
   uint64_t pushed_out_ = 0;

@@ -78,11 +78,12 @@ struct InService {
   bool busy = false;
 };
 
-// Fixed-capacity double-ended ring of packets: push/pop at both ends, no
-// allocation after construction.
-class PacketDeque {
+// Fixed-capacity double-ended ring: push/pop at both ends, no allocation
+// after construction.
+template <typename T>
+class Ring {
  public:
-  explicit PacketDeque(uint32_t capacity) {
+  explicit Ring(uint32_t capacity) {
     uint32_t n = 1;
     while (n < capacity) n <<= 1;
     buf_.resize(n);
@@ -91,22 +92,37 @@ class PacketDeque {
   bool empty() const { return size_ == 0; }
   uint32_t size() const { return size_; }
   bool full() const { return size_ == buf_.size(); }
-  const Packet& front() const { return buf_[head_]; }
-  const Packet& back() const { return buf_[(head_ + size_ - 1) & mask_]; }
-  void push_back(const Packet& p) { buf_[(head_ + size_++) & mask_] = p; }
-  Packet pop_front() {
-    Packet p = buf_[head_];
+  const T& front() const { return buf_[head_]; }
+  const T& back() const { return buf_[(head_ + size_ - 1) & mask_]; }
+  void push_back(const T& p) { buf_[(head_ + size_++) & mask_] = p; }
+  T pop_front() {
+    T p = buf_[head_];
     head_ = (head_ + 1) & mask_;
     --size_;
     return p;
   }
-  Packet pop_back() { return buf_[(head_ + --size_) & mask_]; }
+  T pop_back() { return buf_[(head_ + --size_) & mask_]; }
+  // Copy-free forms for the hot path: pop_front_to() writes the head
+  // straight into its destination; pop_back_ref() returns the slot itself,
+  // valid until the next push_back().
+  void pop_front_to(T& dst) {
+    dst = buf_[head_];
+    head_ = (head_ + 1) & mask_;
+    --size_;
+  }
+  const T& pop_back_ref() { return buf_[(head_ + --size_) & mask_]; }
+  void drop_front() {
+    head_ = (head_ + 1) & mask_;
+    --size_;
+  }
 
  private:
-  std::vector<Packet> buf_;
+  std::vector<T> buf_;
   uint32_t mask_ = 0;
   uint32_t head_ = 0;
   uint32_t size_ = 0;
 };
+
+using PacketDeque = Ring<Packet>;
 
 }  // namespace tracelab

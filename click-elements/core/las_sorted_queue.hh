@@ -20,7 +20,8 @@ namespace tracelab {
 
 class SortedPacketQueue {
  public:
-  explicit SortedPacketQueue(uint32_t capacity) : pool_(capacity), free_(capacity), heap_(capacity) {
+  explicit SortedPacketQueue(uint32_t capacity)
+      : pool_(capacity), refs_(capacity), free_(capacity), heap_(capacity) {
     for (uint32_t i = 0; i < capacity; ++i) free_[i] = capacity - 1 - i;
   }
 
@@ -28,9 +29,12 @@ class SortedPacketQueue {
   uint32_t size() const { return size_; }
   bool full() const { return size_ == pool_.size(); }
 
-  void push(const Packet& p, uint64_t tag) {
+  // `ref`: an opaque word kept with the packet and handed back when it
+  // leaves (the two-level queue's flow-entry reference).
+  void push(const Packet& p, uint64_t tag, uint32_t ref = 0) {
     uint32_t slot = free_[--free_count_];
     pool_[slot] = p;
+    refs_[slot] = ref;
     heap_[size_] = Node{tag, seq_++, slot};
     up(size_++);
   }
@@ -38,12 +42,12 @@ class SortedPacketQueue {
   // Smallest (tag, arrival) first.
   const Packet& min() const { return pool_[heap_[0].slot]; }
   uint64_t min_tag() const { return heap_[0].tag; }
-  Packet pop_min() { return take(0); }
+  Packet pop_min(uint32_t* ref = nullptr) { return take(0, ref); }
 
   // Largest (tag, arrival): the last packet in service order.
   const Packet& max() const { return pool_[heap_[max_index()].slot]; }
   uint64_t max_tag() const { return heap_[max_index()].tag; }
-  Packet pop_max() { return take(max_index()); }
+  Packet pop_max(uint32_t* ref = nullptr) { return take(max_index(), ref); }
 
  private:
   struct Node {
@@ -58,8 +62,9 @@ class SortedPacketQueue {
 
   uint32_t max_index() const { return size_ <= 1 ? 0 : size_ == 2 ? 1 : (less(heap_[1], heap_[2]) ? 2 : 1); }
 
-  Packet take(uint32_t i) {
+  Packet take(uint32_t i, uint32_t* ref) {
     uint32_t slot = heap_[i].slot;
+    if (ref) *ref = refs_[slot];
     free_[free_count_++] = slot;
     heap_[i] = heap_[--size_];
     if (i < size_) {
@@ -111,6 +116,7 @@ class SortedPacketQueue {
   }
 
   std::vector<Packet> pool_;
+  std::vector<uint32_t> refs_;
   std::vector<uint32_t> free_;
   std::vector<Node> heap_;
   uint32_t free_count_ = static_cast<uint32_t>(free_.size());

@@ -103,7 +103,7 @@ class NcqCore final : public TwoLevelQueue<NcqCore> {
   }
   void on_admit(const Packet&, Admission&) {}
   void on_unadmit(const Packet&, const Admission&) {}
-  void on_leave(const Packet&, bool) {}
+  void on_leave(const Packet&, uint32_t, bool) {}
 
   NcqConfig cfg_;
   uint64_t r_ = 0;

@@ -65,7 +65,7 @@ class Run2cCore final : public TwoLevelQueue<Run2cCore> {
   }
   void on_admit(const Packet&, Admission&) {}
   void on_unadmit(const Packet&, const Admission&) {}
-  void on_leave(const Packet&, bool) {}
+  void on_leave(const Packet&, uint32_t, bool) {}
 
   Run2cConfig cfg_;
   FlowTable<Entry> table_;

@@ -72,7 +72,7 @@ class SiftCore final : public TwoLevelQueue<SiftCore> {
   }
   void on_admit(const Packet&, Admission&) {}
   void on_unadmit(const Packet&, const Admission&) {}
-  void on_leave(const Packet&, bool) {}
+  void on_leave(const Packet&, uint32_t, bool) {}
 
   SiftConfig cfg_;
   FlowTable<Entry> table_;

@@ -67,7 +67,7 @@ class XProtectCore final : public TwoLevelQueue<XProtectCore> {
   }
   void on_admit(const Packet&, Admission&) {}
   void on_unadmit(const Packet&, const Admission&) {}
-  void on_leave(const Packet&, bool) {}
+  void on_leave(const Packet&, uint32_t, bool) {}
 
   XProtectConfig cfg_;
   FlowTable<Entry> table_;

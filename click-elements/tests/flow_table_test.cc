@@ -1,0 +1,80 @@
+// FlowTable (core/efd_flow_table.hh) against std::map as the oracle, under
+// the churn EFD puts it through: entries created and deleted per packet,
+// colliding homes, indices kept across other insertions and deletions.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "efd_flow_table.hh"
+#include "rng.hh"
+
+namespace tracelab {
+namespace {
+
+struct Value {
+  uint64_t v = 0;
+};
+
+TEST(FlowTable, RandomChurnMatchesMapAndIndicesStayPut) {
+  const uint32_t cap = 300;
+  FlowTable<Value> t(cap);
+  std::map<uint64_t, std::pair<uint32_t, uint64_t>> oracle;  // key -> (index, value)
+  Rng rng(7);
+  for (int step = 0; step < 200000; ++step) {
+    // 600 distinct keys, some sharing low bits, so homes collide.
+    const uint64_t key = (rng.next_u64() % 600) << (rng.next_u64() % 2 ? 0 : 40);
+    FlowTable<Value>::Vacancy vac;
+    const uint32_t e = t.lookup(key, vac);
+    auto it = oracle.find(key);
+    ASSERT_EQ(e == FlowTable<Value>::kNone, it == oracle.end()) << "step " << step;
+    if (it != oracle.end()) {
+      ASSERT_EQ(e, it->second.first);            // the index never moved
+      ASSERT_EQ(t.at(e).v, it->second.second);   // nor the value
+      if (rng.next_u64() % 2) {
+        t.erase_at(e);
+        oracle.erase(it);
+      } else {
+        t.at(e).v += 1;
+        it->second.second += 1;
+      }
+    } else {
+      const uint32_t n = t.insert(vac, key);
+      if (oracle.size() == cap) {
+        ASSERT_EQ(n, FlowTable<Value>::kNone);
+      } else {
+        ASSERT_NE(n, FlowTable<Value>::kNone);
+        ASSERT_LT(n, cap);
+        t.at(n).v = key;
+        oracle[key] = {n, key};
+      }
+    }
+    ASSERT_EQ(t.size(), oracle.size());
+  }
+  // Every live entry is reachable by key, by pointer, and by for_each.
+  size_t seen = 0;
+  t.for_each([&](uint64_t k, const Value& v) {
+    ++seen;
+    ASSERT_EQ(oracle.at(k).second, v.v);
+  });
+  EXPECT_EQ(seen, oracle.size());
+  EXPECT_LE(t.highwater(), cap);
+  for (auto& [k, iv] : oracle) t.erase(t.find(k));
+  EXPECT_EQ(t.size(), 0u);
+}
+
+TEST(FlowTable, EraseIfAndFindOrInsert) {
+  FlowTable<Value> t(4);
+  for (uint64_t k = 1; k <= 4; ++k) t.find_or_insert(k)->v = k;
+  EXPECT_EQ(t.find_or_insert(5), nullptr);  // full
+  EXPECT_EQ(t.find_or_insert(3)->v, 3u);    // existing
+  t.erase_if([](uint64_t k, const Value&) { return k % 2 == 0; });
+  EXPECT_EQ(t.size(), 2u);
+  EXPECT_EQ(t.find(2), nullptr);
+  EXPECT_EQ(t.find(1)->v, 1u);
+  t.erase(uint64_t{1});
+  EXPECT_EQ(t.find(1), nullptr);
+  EXPECT_EQ(t.find(3)->v, 3u);
+}
+
+}  // namespace
+}  // namespace tracelab
