@@ -114,6 +114,21 @@ for conf in "$here"/conf/*.click; do
       done
       positive "MTQ drops exercised (bulk)" "$(field q1_mtq "$line")"
       positive "late packets exercised (bulk)" "$(field late "$line")" ;;
+    tlefdqueue)
+      # Also with the thesis' in-service accounting: the packet on the wire
+      # holds a buffer place, so more arrivals find the buffer full.
+      run "$conf" TRACE="$bulk"
+      [ -n "$line" ] || continue
+      plain=$(field drops "$line")
+      check "in = out + drops + queued" "$(field in "$line")" \
+        "$(( $(field out "$line") + $(field drops "$line") + $(field length "$line") ))"
+      run "$conf" TRACE="$bulk" IN_SERVICE=300000
+      [ -n "$line" ] || continue
+      check "IN_SERVICE: in = out + drops + queued" "$(field in "$line")" \
+        "$(( $(field out "$line") + $(field drops "$line") + $(field length "$line") ))"
+      # The wire packet keeps one of the 50 places: at most 49 wait.
+      check "IN_SERVICE: highwater = CAPACITY - 1" "$(field highwater "$line")" 49
+      echo "  (drops $plain without IN_SERVICE, $(field drops "$line") with)" ;;
     *)
       # The single-queue examples: a bulk download into a 300 kb/s link.
       run "$conf" TRACE="$bulk"

@@ -1,15 +1,16 @@
 // TLEfdQueue: EFD (BEFD, th 30 000 B); VARIANT pefd/efdack, HIGH/LOW las for the X+Y variants.
+// IN_SERVICE=<link rate> keeps the packet on the wire counted in the buffer.
 // A pcap (Ethernet) replayed in its own timing under --simtime, through a
 // link of $RATE bit/s (default 300 kb/s, slow enough for the bundled real
 // traces to queue and drop), written to $OUT. Run:
 //   click --simtime tlefdqueue.click TRACE=some.pcap [RATE=...] [OUT=out.pcap]
 require(package "tracelab");
-define($TRACE trace.pcap, $OUT /dev/null, $RATE 300000);
+define($TRACE trace.pcap, $OUT /dev/null, $RATE 300000, $IN_SERVICE 0);
 
 FromDump($TRACE, STOP true, TIMING true)
   -> Strip(14) -> CheckIPHeader
   -> in :: Counter
-  -> q :: TLEfdQueue(CAPACITY 50, VARIANT befd, THRESHOLD 30000)
+  -> q :: TLEfdQueue(CAPACITY 50, VARIANT befd, THRESHOLD 30000, IN_SERVICE $IN_SERVICE)
   -> link :: TLExactUnqueue(RATE $RATE)
   -> out :: Counter
   -> ToDump($OUT, ENCAP IP);
