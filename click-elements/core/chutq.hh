@@ -7,9 +7,14 @@
 // * Pull: while the chunking buffer can take the selected packet, the head
 //   of line (HoL) packet with the largest attribute alpha moves into it:
 //     DCF  alpha = 1/r        TPF  alpha = (1/r)(size/MTU)    CEF  alpha = (1/r)(1/size)
-//   r = residual waiting time of the HoL packet now; r <= 0 counts as
-//   alpha = +inf (spec default); no budget counts as alpha = 0; ties go to
-//   the lower class index.
+//   r = residual waiting time of the HoL packet now; no budget counts as
+//   alpha = 0; ties go to the lower class index. An expired HoL packet
+//   (r <= 0) is "unspecified" in the seed: the spec's default treats it as
+//   most urgent (alpha = +inf, `expired_first`); the alternative
+//   (`expired_first = false`) ranks it below every live packet (alpha =
+//   -0.5, expired ones tie and go by class index), so that packets which can
+//   still meet their budget are not sacrificed to ones that cannot. The
+//   alternative is what reproduces [000] Table IV (replay experiment E-CHK-4).
 // * ⚠AMB-21 (pull instant) resolved as the spec recommends: the chunking
 //   buffer pulls whenever its content is below the MTU and the output is
 //   not blocked. "Blocked" = the link is still sending the previous chunk:
@@ -43,6 +48,7 @@ struct ChuTQConfig {
   uint32_t mtu = 9000;
   bool shim = true;                  // count the 6+4N chunk header (false: seed's 0)
   bool cea = false;
+  bool expired_first = true;         // r <= 0: most urgent (spec) or below every live packet
   uint64_t link_bps = 10'000'000'000ULL;  // output link; 0 = never blocked
   size_t capacity_packets = 16384;   // NOT IN SEEDS; all packets held
 };
@@ -138,12 +144,13 @@ class ChuTQ final : public QueueCore {
   const ChunkStats& stats() const { return stats_; }
 
  private:
-  // alpha of packet p at `now`, compared as doubles; +inf when r <= 0.
+  // alpha of packet p at `now`, compared as doubles. When r <= 0: +inf
+  // (expired_first) or -0.5, above pull()'s "nothing" mark of -1.
   double alpha(const Packet& p, Time now) const {
     const Time dl = deadline_of(p);
     if (dl == kNever) return 0.0;
     const Time r = dl - now;
-    if (r <= 0) return __builtin_inf();
+    if (r <= 0) return cfg_.expired_first ? __builtin_inf() : -0.5;
     const double inv_r = 1.0 / static_cast<double>(r);
     switch (cfg_.policy) {
       case ChuTQPolicy::kDCF: return inv_r;

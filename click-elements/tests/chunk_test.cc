@@ -288,6 +288,29 @@ TEST(ChuTQ, PolicyPicksHolPacketByAlpha) {
   EXPECT_EQ(chutq_first_choice(ChuTQPolicy::kCEF), 1u);  // 1/(60*1000) > 1/(150*8000)
 }
 
+// As above, but A's budget (500 ns) runs out while the link is busy: at the
+// pull instant A is expired. The spec's default ranks it most urgent; the
+// alternative ranks it below the live B (E-CHK-4 uses the alternative).
+uint64_t chutq_choice_with_expired_hol(bool expired_first) {
+  ChuTQConfig c;
+  c.expired_first = expired_first;
+  ChuTQ q(c);
+  Out o;
+  q.enqueue(pkt(1000, 10 * us, 9), 0);
+  EXPECT_TRUE(q.dequeue(10 * us, o.b));             // busy until 10 us + 808 ns
+  q.enqueue(pkt(1000, 500, 1), 10 * us + 100);       // deadline 10.6 us: expired at 10.808 us
+  q.enqueue(pkt(8000, 150 * us, 2), 10 * us + 200);
+  EXPECT_TRUE(q.dequeue(10 * us + 1010 * 800, o.b));
+  EXPECT_EQ(o.b.count, 1u);
+  expect_conserved(q);
+  return o.b.packets[0].handle;
+}
+
+TEST(ChuTQ, ExpiredHolPacketRanksFirstOrLast) {
+  EXPECT_EQ(chutq_choice_with_expired_hol(true), 1u);
+  EXPECT_EQ(chutq_choice_with_expired_hol(false), 2u);
+}
+
 TEST(ChuTQ, TimerIsEarliestDeadlineInChunkingBuffer) {
   ChuTQ q;
   Out o;

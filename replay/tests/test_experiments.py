@@ -54,12 +54,17 @@ def test_chk3_basicq_and_chutq_never_violate_below_overload():
 
 def test_chk4_reports_every_scheme_and_class():
     o = quick("E-CHK-4")
-    assert [r[0] for r in o.rows] == ["BasiCQ", "ChuMQ", "ChuTQ (DCF)", "ChuTQ (TPF)"]
+    assert [r[0] for r in o.rows] == ["BasiCQ", "ChuMQ", "ChuTQ (DCF)", "ChuTQ (TPF)",
+                                      "ChuTQ (DCF), expired=first", "ChuTQ (TPF), expired=first"]
     for r in o.rows:
         assert all(0 <= float(r[i]) <= 100 for i in (1, 3, 5))
-    # Overload: BasiCQ cannot protect anyone (the one published trend the
-    # engine reproduces at every scale).
-    assert float(o.rows[0][1]) > 50
+    rv = {r[0]: [float(r[i]) for i in (1, 3, 5)] for r in o.rows}
+    # Overload: BasiCQ cannot protect anyone.
+    assert rv["BasiCQ"][0] > 50
+    # Table IV's protection (at the quick scale) with expired packets ranked last: DCF keeps the
+    # two short-budget classes, TPF the two long-packet ones.
+    assert rv["ChuTQ (DCF)"][0] < 5 and rv["ChuTQ (DCF)"][1] < 5 and rv["ChuTQ (DCF)"][2] > 80
+    assert rv["ChuTQ (TPF)"][0] > 80 and rv["ChuTQ (TPF)"][1] < 5 and rv["ChuTQ (TPF)"][2] < 5
 
 
 def test_mtq4_qtl_invariant_and_loss_ratios():

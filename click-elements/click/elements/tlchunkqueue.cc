@@ -52,12 +52,13 @@ static int parse_us_list(const String& s, Vector<Time>& out, const char* what, E
 
 int TLChunkQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   _scheme = "chutq";
-  String timers = "50 100 200", budgets = "50 100 200", policy = "dcf";
+  String timers = "50 100 200", budgets = "50 100 200", policy = "dcf", expired = "first";
   if (Args(conf, this, errh)
           .read_p("SCHEME", WordArg(), _scheme)
           .read("TIMERS", AnyArg(), timers)
           .read("BUDGETS", AnyArg(), budgets)
           .read("POLICY", WordArg(), policy)
+          .read("EXPIRED", WordArg(), expired)
           .read("CEA", _cea)
           .read("MTU", _mtu)
           .read("CAPACITY", _capacity)
@@ -70,6 +71,9 @@ int TLChunkQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   else if (policy == "tpf") _policy = 1;
   else if (policy == "cef") _policy = 2;
   else return errh->error("POLICY must be dcf, tpf or cef");
+  if (expired == "first") _expired_first = true;
+  else if (expired == "last") _expired_first = false;
+  else return errh->error("EXPIRED must be first or last");
   if (parse_us_list(timers, _timers, "TIMERS", this, errh) < 0 ||
       parse_us_list(budgets, _budgets, "BUDGETS", this, errh) < 0)
     return -1;
@@ -101,6 +105,7 @@ int TLChunkQueue::initialize(ErrorHandler*) {
     c.mtu = _mtu;
     c.cea = _cea;
     c.policy = static_cast<ChuTQPolicy>(_policy);
+    c.expired_first = _expired_first;
     c.link_bps = _rate;
     c.capacity_packets = _capacity;
     _core = new ChuTQ(c);

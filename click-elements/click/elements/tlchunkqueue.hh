@@ -53,6 +53,12 @@ Space-separated W_max per PAINT class, in microseconds. Default
 
 ChuTQ attribute: dcf, tpf or cef. Default dcf.
 
+=item EXPIRED
+
+ChuTQ only: where a class whose head-of-line packet has already used up its
+budget ranks. C<first> (default, the spec's reading): most urgent. C<last>:
+below every packet that can still meet its budget (reproduces [000] Table IV).
+
 =item CEA
 
 Boolean, chunking-efficiency-aware extension (ChuMQ, ChuTQ). Default false.
@@ -141,6 +147,7 @@ class TLChunkQueue : public Element, public tracelab::DropSink {
   String _scheme;
   Vector<tracelab::Time> _timers, _budgets;
   int _policy = 0;
+  bool _expired_first = true;
   bool _cea = false;
   uint32_t _mtu = 9000;
   uint32_t _capacity = 16384;

@@ -183,7 +183,7 @@ const Builder kBuilders[] = {
      detail::build_basicq},
     {"chumq", "chumq(timers=50us/100us/200us, mtu=9000, shim=1, cea=0, restart=head|now, capacity=16384): ChuMQ (§6.4, §6.6)",
      detail::build_chumq},
-    {"chutq", "chutq(policy=dcf|tpf|cef, timers=50us/100us/200us, mtu=9000, shim=1, cea=0, capacity=16384): ChuTQ (§6.5, §6.6)",
+    {"chutq", "chutq(policy=dcf|tpf|cef, timers=50us/100us/200us, mtu=9000, shim=1, cea=0, expired=first|last, capacity=16384): ChuTQ (§6.5, §6.6)",
      detail::build_chutq},
     {"mtqqtl", "mtqqtl(capacity=200, in_service=0): drop-tail FIFO with MTQ/QTL early discard (§7)",
      detail::build_mtqqtl},

@@ -78,6 +78,7 @@ BuiltCore build_chutq(Spec& s, const NodeContext& n) {
   c.mtu = mtu(s);
   c.shim = s.flag("shim", c.shim);
   c.cea = s.flag("cea", c.cea);
+  c.expired_first = choice<bool>(s, "expired", "first", {{"first", true}, {"last", false}});
   c.link_bps = n.link_bps;  // the core must know when its link is blocked
   c.capacity_packets = chunk_capacity(s);
   return plain<ChuTQ>(c);
