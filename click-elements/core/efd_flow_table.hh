@@ -4,15 +4,18 @@
 // Spec: ALGORITHMS.md §0 (flow = 5-tuple), §2.2 (EFDACK key and volume,
 // ⚠AMB-4), §2.4 (Run2CACK), §3.1 (LASACK).
 //
-// FlowTable: open addressing with linear probing and backward-shift
-// deletion (no tombstones, so a table whose entries come and go per packet,
-// as EFD's do, never degrades). At most `max_entries` live entries; the
-// slot array is the next power of two >= 2 * max_entries (load <= 1/2),
-// allocated once. Keys and values live apart in a pool and never move: a core
-// may keep an entry's index (lookup / insert / at / erase_at) instead of
-// looking its flow up again. Each slot keeps its home index, so a deletion's backward shift
-// never rehashes; a lookup that misses reports its vacancy, so an
-// insertion right after it does not probe again.
+// FlowTable: separate chaining through the entry pool. The bucket array
+// holds 4-byte chain heads, the next power of two >= 4 * max_entries (load
+// <= 1/4), allocated once; each pooled entry carries its key and the next
+// entry of its chain. At the load EFD runs at (every queued packet its own
+// flow, the table churning per packet), a miss reads one empty head and
+// an insertion or deletion touches one head and one entry: no probe runs
+// to walk or shift, hence few mispredicted branches. Keys and values live
+// in the pool and never move: a core may keep an entry's index (lookup /
+// insert / at / erase_at) instead of looking its flow up again; a lookup
+// that misses reports its bucket, so an insertion right after it does not
+// hash again. Free entries form a stack, so the entry just freed (still
+// in cache) is the next one used.
 #pragma once
 
 #include <cstddef>
@@ -27,47 +30,37 @@ namespace tracelab {
 template <typename V>
 class FlowTable {
  public:
+  static constexpr uint32_t kNone = 0xFFFFFFFF;
+
   explicit FlowTable(uint32_t max_entries) : max_(max_entries), pool_(max_entries), free_(max_entries) {
-    if (max_entries == 0) throw std::invalid_argument("flow table needs at least one entry");
-    uint64_t n = 2;
-    int bits = 1;
-    while (n < 2ULL * max_entries) {
+    if (max_entries == 0 || max_entries > (1u << 28)) throw std::invalid_argument("flow table size out of range");
+    uint64_t n = 4;
+    int bits = 2;
+    while (n < 4ULL * max_entries) {
       n <<= 1;
       ++bits;
     }
-    slots_.resize(n);
-    mask_ = static_cast<uint32_t>(n - 1);
+    heads_.assign(n, kNone);
     shift_ = 64 - bits;
     for (uint32_t i = 0; i < max_entries; ++i) free_[i] = max_entries - 1 - i;
   }
 
-  // Where a key that find() missed would go: its home and the empty slot
-  // that ended the probe.
+  // Where a key that lookup() missed goes: its bucket.
   struct Vacancy {
-    uint32_t home = 0;
-    uint32_t slot = 0;
+    uint32_t bucket = 0;
   };
-
-  static constexpr uint32_t kNone = 0xFFFFFFFF;
 
   // Index interface. An entry's index is stable while it lives: a core may
   // keep it (e.g. beside a queued packet) instead of looking its flow up
   // again.
   //
   // The index of `key`'s entry, or kNone; then `vacancy` says where
-  // insert() can put `key` without probing again.
+  // insert() puts `key` without hashing again.
   uint32_t lookup(uint64_t key, Vacancy& vacancy) const {
-    vacancy.home = home(key);
-    for (uint32_t i = vacancy.home;; i = (i + 1) & mask_) {
-      const Slot& s = slots_[i];
-      if (s.entry == kEmpty) {
-        vacancy.slot = i;
-        return kNone;
-      }
-      // Different homes mean different keys: only a same-home slot costs
-      // a look at the entry's key.
-      if (s.home == vacancy.home && pool_[s.entry].key == key) return s.entry;
-    }
+    vacancy.bucket = bucket(key);
+    uint32_t e = heads_[vacancy.bucket];
+    while (e != kNone && pool_[e].key != key) e = pool_[e].next;
+    return e;
   }
   // Insert `key` (value-initialised) at the vacancy a lookup() miss
   // reported, with no insertion or deletion since. kNone when the table
@@ -75,13 +68,14 @@ class FlowTable {
   uint32_t insert(const Vacancy& vacancy, uint64_t key) {
     if (size_ == max_) return kNone;
     const uint32_t e = free_[max_ - 1 - size_];
-    pool_[e] = Entry{V{}, key, vacancy.slot};
-    slots_[vacancy.slot] = Slot{vacancy.home, e};
+    uint32_t& head = heads_[vacancy.bucket];
+    pool_[e] = Entry{V{}, key, head};
+    head = e;
     if (++size_ > highwater_) highwater_ = size_;
     return e;
   }
   V& at(uint32_t index) { return pool_[index].value; }
-  void erase_at(uint32_t index) { erase_slot(pool_[index].slot); }
+  void erase_at(uint32_t index) { unlink(&heads_[bucket(pool_[index].key)], index); }
 
   // Pointer interface over the same table.
   V* find(uint64_t key) {
@@ -105,12 +99,9 @@ class FlowTable {
   }
 
   void erase(uint64_t key) {
-    for (uint32_t i = home(key); slots_[i].entry != kEmpty; i = (i + 1) & mask_) {
-      if (pool_[slots_[i].entry].key == key) {
-        erase_slot(i);
-        return;
-      }
-    }
+    Vacancy v;
+    const uint32_t e = lookup(key, v);
+    if (e != kNone) unlink(&heads_[v.bucket], e);
   }
 
   // Delete the entry `v` points to. Entries never move while they live, so
@@ -123,18 +114,20 @@ class FlowTable {
   // Delete every entry for which pred(key, value) holds (periodic GC).
   template <typename Pred>
   void erase_if(Pred pred) {
-    for (uint32_t i = 0; i <= mask_;) {
-      const Slot& s = slots_[i];
-      // After a deletion slot i holds a shifted entry: look at it again.
-      if (s.entry != kEmpty && pred(pool_[s.entry].key, pool_[s.entry].value)) erase_slot(i);
-      else ++i;
+    for (uint32_t& head : heads_) {
+      uint32_t* link = &head;
+      while (*link != kNone) {
+        const uint32_t e = *link;
+        if (pred(pool_[e].key, pool_[e].value)) unlink(link, e);
+        else link = &pool_[e].next;
+      }
     }
   }
 
   template <typename F>
   void for_each(F f) const {
-    for (const Slot& s : slots_)
-      if (s.entry != kEmpty) f(pool_[s.entry].key, pool_[s.entry].value);
+    for (uint32_t head : heads_)
+      for (uint32_t e = head; e != kNone; e = pool_[e].next) f(pool_[e].key, pool_[e].value);
   }
 
   uint32_t size() const { return size_; }
@@ -142,47 +135,32 @@ class FlowTable {
   uint32_t max_entries() const { return max_; }
 
  private:
-  static constexpr uint32_t kEmpty = 0xFFFFFFFF;
-  // The index: 8 bytes a slot (a probe run stays in one cache line); keys
-  // and values live in `pool_` and never move.
-  struct Slot {
-    uint32_t home = 0;       // kept so deletion never rehashes, and as a filter
-    uint32_t entry = kEmpty; // index into pool_
-  };
   struct Entry {
     V value{};
     uint64_t key = 0;
-    uint32_t slot = 0;       // where the index points at this entry
+    uint32_t next = kNone;  // the next entry of the same bucket
   };
   // Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4): one multiply by 2^64/phi,
   // keeping the top bits, spreads adapter-supplied flow hashes of unknown
-  // quality over the index (a multiply mixes upward, so the top bits are
-  // the well-mixed ones). No modulo: the table size is a power of two.
-  uint32_t home(uint64_t key) const { return static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_); }
+  // quality over the buckets (a multiply mixes upward, so the top bits are
+  // the well-mixed ones). No modulo: the bucket count is a power of two.
+  uint32_t bucket(uint64_t key) const { return static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_); }
 
-  void erase_slot(uint32_t hole) {
-    free_[max_ - size_] = slots_[hole].entry;
+  // Remove entry `e`, which `*link` points at, from its chain and free it.
+  // Chains are short (load <= 1/4): from the head, the walk to `e`'s link
+  // is usually no walk at all.
+  void unlink(uint32_t* link, uint32_t e) {
+    while (*link != e) link = &pool_[*link].next;
+    *link = pool_[e].next;
+    free_[max_ - size_] = e;
     --size_;
-    // Backward shift: move each later member of the probe run into the hole
-    // when its home position does not lie cyclically in (hole, j].
-    for (uint32_t j = (hole + 1) & mask_; slots_[j].entry != kEmpty; j = (j + 1) & mask_) {
-      const uint32_t h = slots_[j].home;
-      const bool stays = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
-      if (!stays) {
-        slots_[hole] = slots_[j];
-        pool_[slots_[hole].entry].slot = hole;
-        hole = j;
-      }
-    }
-    slots_[hole].entry = kEmpty;
   }
 
   uint32_t max_;
-  std::vector<Slot> slots_;
+  std::vector<uint32_t> heads_;  // first entry of each bucket, or kNone
   std::vector<Entry> pool_;
   std::vector<uint32_t> free_;  // free pool indices: free_[0 .. max_ - size_)
-  uint32_t mask_ = 0;
-  int shift_ = 63;
+  int shift_ = 62;
   uint32_t size_ = 0;
   uint32_t highwater_ = 0;
 };
