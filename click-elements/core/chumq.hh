@@ -12,15 +12,32 @@
 //   After a chunk leaves and packets remain, ⚠AMB-19 default: the timer is
 //   restarted for the new head, expiring at head_arrival + T_i
 //   (`restart_from_head`); alternative: now + T_i.
-// * A chunk is formed per buffer as in BasiCQ (timer expiry; MTU excess of
-//   an arrival). Chunks from all buffers share one output link, FIFO
-//   (chunk transmission contention, §6.2). Simultaneous expiries: lower
-//   index first. Expiry at t is processed before an arrival at t.
+// * A buffer is ready when its timer has expired or its content exceeds
+//   the MTU. A chunk takes packets from the head up to the MTU.
+// * Contention, default (`chunk_fifo = false`, [000 §4.2]): the buffers are
+//   checked in priority order when the link is free. dequeue(now), called
+//   at the instant the link is free, forms the chunk of the lowest-index
+//   ready buffer then and there; a buffer that became ready while another
+//   chunk was on the wire waits for that chunk only ("forced to wait until
+//   the end of ongoing transmission", §4.2), and for the chunks of
+//   lower-index buffers ready at the same instant ("the packet with the
+//   shorter acceptable waiting time is first chunked and transmitted",
+//   §7.2.1: at most 2 x 7.2 us with two minor classes). Packets that arrive
+//   while the chunk waits join it if they fit.
+// * Contention, `chunk_fifo = true` (the spec's literal §6.2: "FIFO among
+//   chunks"): a chunk is formed at the instant its buffer becomes ready
+//   (timer expiry; an arrival that would exceed the MTU) and queued in one
+//   FIFO of formed chunks in front of the link; simultaneous expiries: lower
+//   index first; an expiry at t is processed before an arrival at t. In
+//   overload that FIFO grows and every class waits behind it, which the
+//   seed's Table IV and 7.82 us maximum excess do not show.
 // * CEA (`cea`): when a timer-triggered chunk is below the MTU, packets are
 //   appended from the other buffers, shortest-timer buffer first, each from
 //   its head, until the next packet would exceed the MTU (the fill stops
 //   there) or all buffers are empty. Donor buffers restart their timers as
 //   above. MTU-triggered chunks are full already and are not extended.
+//   (Default mode: a chunk is timer-triggered when its buffer's content
+//   does not exceed the MTU at the pull.)
 //
 // Shared definitions (budget, shim, violation, capacity): chunk_common.hh.
 #pragma once
@@ -38,6 +55,7 @@ struct ChuMQConfig {
   bool cea = false;                 // §6.6 extension
   bool restart_from_head = true;    // ⚠AMB-19 default; false: now + T_i
   size_t capacity_packets = 16384;  // NOT IN SEEDS; all packets held
+  bool chunk_fifo = false;          // true: §6.2 literal FIFO of formed chunks (see above)
 };
 
 class ChuMQ final : public QueueCore {
@@ -57,7 +75,7 @@ class ChuMQ final : public QueueCore {
   }
 
   void enqueue(const Packet& in, Time now) override {
-    advance(now);
+    if (cfg_.chunk_fifo) advance(now);
     ++counters_.offered;
     Packet p = in;
     p.arrival = now;
@@ -72,7 +90,8 @@ class ChuMQ final : public QueueCore {
     }
     const size_t i = select_buffer(p);
     PacketRing& b = bufs_[i];
-    if (!b.empty() && chunk_wire_size(b.size() + 1, b.bytes() + p.length, cfg_.shim) > cfg_.mtu) {
+    if (cfg_.chunk_fifo && !b.empty() &&
+        chunk_wire_size(b.size() + 1, b.bytes() + p.length, cfg_.shim) > cfg_.mtu) {
       form_chunk(i, now, /*timer=*/false);
     }
     if (b.empty()) expiry_[i] = now + cfg_.timers[i];
@@ -82,14 +101,29 @@ class ChuMQ final : public QueueCore {
   }
 
   bool dequeue(Time now, Batch& out) override {
-    advance(now);
+    if (cfg_.chunk_fifo) {
+      advance(now);
+    } else {
+      // Priority order: the first ready buffer forms its chunk now. The
+      // chunk passes through out_ only to share its accounting.
+      for (size_t i = 0; i < bufs_.size(); ++i) {
+        const bool over = over_mtu(i);
+        if (over || expiry_[i] <= now) {
+          form_chunk(i, now, /*timer=*/!over);
+          break;
+        }
+      }
+    }
     return out_.pop_chunk(now, out, cfg_.shim, stats_, counters_.served);
   }
 
   Time next_ready(Time now) const override {
     if (!out_.empty()) return now;
     Time t = kNever;
-    for (Time e : expiry_) t = e < t ? e : t;
+    for (size_t i = 0; i < bufs_.size(); ++i) {
+      if (!cfg_.chunk_fifo && over_mtu(i)) return now;
+      t = expiry_[i] < t ? expiry_[i] : t;
+    }
     if (t == kNever) return kNever;
     return t > now ? t : now;
   }
@@ -109,7 +143,13 @@ class ChuMQ final : public QueueCore {
   const ChunkStats& stats() const { return stats_; }
 
  private:
-  // Process every timer expiry <= now in time order (lower index on ties).
+  bool over_mtu(size_t i) const {
+    const PacketRing& b = bufs_[i];
+    return chunk_wire_size(b.size(), b.bytes(), cfg_.shim) > cfg_.mtu;
+  }
+
+  // chunk_fifo: process every timer expiry <= now in time order (lower
+  // index on ties).
   void advance(Time now) {
     for (;;) {
       size_t best = bufs_.size();

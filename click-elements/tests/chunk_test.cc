@@ -62,8 +62,10 @@ struct Sim {
     }
     FAIL() << "no progress";
   }
+  // The engine's order at one instant: a link free at t pulls before the
+  // packets arriving at t are offered.
   void arrive(const Packet& p, Time t) {
-    serve_until(t - 1);
+    serve_until(t);
     clock = t;
     q.enqueue(p, t);
     expect_conserved(q);
@@ -257,6 +259,90 @@ TEST(ChuMQ, TimerRestartFromHeadVersusFromNow) {
     // Packet 4 is the new head: arrived 30 -> 130 (from head) or 30 + 100.
     EXPECT_EQ(q.next_ready(30 * us), 130 * us);
   }
+}
+
+// Contention, worked by hand (shim off, 10 Gb/s: 9000 B = 7.2 us, 40 B =
+// 32 ns, 200 B = 160 ns). 120 file packets (1500 B, buffer 2) at t = 0 are
+// 20 chunks of 6; 19 leave on MTU excess back to back (chunk k on the wire
+// [7.2k, 7.2k + 7.2) us), the last 6 (= 9000 B, not above the MTU) on their
+// timer at 0 + 200 us. Real-time packet 300 (buffer 1) at 0.5 us expires at
+// 100.5; sensing 200 (buffer 0) at 45 expires at 95; sensing 201 at 97.
+// Both expiries fall inside file chunk 13, [93.6, 100.8).
+struct ContentionCase {
+  std::vector<std::pair<Time, std::vector<uint64_t>>> chunks;
+  ChunkStats stats;
+};
+ContentionCase run_contention(bool chunk_fifo) {
+  ChuMQConfig c;
+  c.shim = false;
+  c.chunk_fifo = chunk_fifo;
+  ChuMQ q(c);
+  Sim s(q);
+  for (uint64_t i = 0; i < 120; ++i) s.arrive(pkt(1500, 200 * us, i), 0);
+  s.arrive(pkt(200, 100 * us, 300), us / 2);
+  s.arrive(pkt(40, 50 * us, 200), 45 * us);
+  s.arrive(pkt(40, 50 * us, 201), 97 * us);
+  s.drain();
+  expect_conserved(q);
+  return {s.chunks, q.stats()};
+}
+
+TEST(ChuMQ, PriorityAtTheLinkFreeInstantWaitsForTheChunkOnTheWireOnly) {
+  const ContentionCase r = run_contention(/*chunk_fifo=*/false);
+  ASSERT_EQ(r.chunks.size(), 22u);
+  // At 100.8 us both minor buffers are ready: buffer 0 first, and sensing
+  // 201, which arrived while its buffer waited, rides in the same chunk.
+  EXPECT_EQ(r.chunks[14].first, 100'800'000);
+  EXPECT_EQ(r.chunks[14].second, (std::vector<uint64_t>{200, 201}));
+  EXPECT_EQ(r.chunks[15].first, 100'800'000 + 64'000);
+  EXPECT_EQ(r.chunks[15].second, (std::vector<uint64_t>{300}));
+  EXPECT_EQ(r.chunks[16].first, 100'800'000 + 64'000 + 160'000);  // file chunk 14
+  EXPECT_EQ(r.chunks[16].second.size(), 6u);
+  EXPECT_EQ(r.chunks[21].first, 200 * us);  // the last 6 on their timer
+  // 200 late by 100.8 - 95 = 5.8 us; 300 by 100.864 - 100.5; 201 in time.
+  EXPECT_EQ(r.stats.violations, 2u);
+  EXPECT_EQ(r.stats.max_excess, 5'800'000);
+  EXPECT_EQ(r.stats.class_violations[0], 2u);  // pkt() leaves cls 0
+  EXPECT_EQ(r.stats.mtu_chunks, 19u);
+  EXPECT_EQ(r.stats.timer_chunks, 3u);
+}
+
+TEST(ChuMQ, ChunkFifoOptionQueuesFormedChunksBehindTheBacklog) {
+  const ContentionCase r = run_contention(/*chunk_fifo=*/true);
+  ASSERT_EQ(r.chunks.size(), 23u);
+  // All 19 MTU chunks were formed at t = 0; the minor chunks formed at 95
+  // and 100.5 us wait for the last of them to end at 136.8 us.
+  EXPECT_EQ(r.chunks[19].first, 136'800'000);
+  EXPECT_EQ(r.chunks[19].second, (std::vector<uint64_t>{200}));
+  EXPECT_EQ(r.chunks[20].first, 136'800'000 + 32'000);
+  EXPECT_EQ(r.chunks[20].second, (std::vector<uint64_t>{300}));
+  EXPECT_EQ(r.chunks[21].first, 147 * us);  // 201 started a new timer at 97
+  EXPECT_EQ(r.chunks[21].second, (std::vector<uint64_t>{201}));
+  EXPECT_EQ(r.chunks[22].first, 200 * us);
+  EXPECT_EQ(r.stats.violations, 2u);
+  EXPECT_EQ(r.stats.max_excess, 136'800'000 - 95 * us);
+}
+
+// Over-MTU content is ready at once and leaves in MTU-sized chunks from the
+// head; content exactly at the MTU waits for its timer.
+TEST(ChuMQ, ReadyOnlyAboveTheMtu) {
+  ChuMQConfig c;
+  c.shim = false;
+  c.timers = {100 * us};
+  ChuMQ q(c);
+  Out o;
+  for (uint64_t i = 0; i < 6; ++i) q.enqueue(pkt(1500, 100 * us, i), 0);
+  EXPECT_EQ(q.next_ready(0), 100 * us);  // 9000 B = MTU: not an excess
+  q.enqueue(pkt(40, 100 * us, 6), 1 * us);
+  EXPECT_EQ(q.next_ready(1 * us), 1 * us);
+  EXPECT_EQ(q.next_ready(1 * us), 1 * us);
+  ASSERT_TRUE(q.dequeue(1 * us, o.b));
+  EXPECT_EQ(o.b.count, 6u);
+  EXPECT_EQ(o.b.wire_bytes, 9000u);
+  EXPECT_EQ(q.next_ready(2 * us), 101 * us);  // head 6 arrived at 1 us
+  EXPECT_FALSE(q.dequeue(2 * us, o.b));
+  EXPECT_EQ(q.stats().mtu_chunks, 1u);
+  expect_conserved(q);
 }
 
 // --- ChuTQ ----------------------------------------------------------------

@@ -52,10 +52,18 @@ def test_chk3_basicq_and_chutq_never_violate_below_overload():
     assert ok, checks
 
 
+def test_chk3_chumq_waits_at_most_the_chunks_ahead_at_the_link_free_instant():
+    # [000 §7.2.1]: a minor-class chunk waits for the chunk on the wire and at most one other
+    # minor chunk: excess <= 2 x 7.2 us (the seed measured 7.82 and 8.05 us).
+    o = quick("E-CHK-3")
+    assert all(float(r[-1]) <= 14.4 for r in o.rows), o.rows
+
+
 def test_chk4_reports_every_scheme_and_class():
     o = quick("E-CHK-4")
     assert [r[0] for r in o.rows] == ["BasiCQ", "ChuMQ", "ChuTQ (DCF)", "ChuTQ (TPF)",
-                                      "ChuTQ (DCF), expired=first", "ChuTQ (TPF), expired=first"]
+                                      "ChuTQ (DCF), expired=first", "ChuTQ (TPF), expired=first",
+                                      "ChuMQ, contention=fifo"]
     for r in o.rows:
         assert all(0 <= float(r[i]) <= 100 for i in (1, 3, 5))
     rv = {r[0]: [float(r[i]) for i in (1, 3, 5)] for r in o.rows}
@@ -65,6 +73,10 @@ def test_chk4_reports_every_scheme_and_class():
     # two short-budget classes, TPF the two long-packet ones.
     assert rv["ChuTQ (DCF)"][0] < 5 and rv["ChuTQ (DCF)"][1] < 5 and rv["ChuTQ (DCF)"][2] > 80
     assert rv["ChuTQ (TPF)"][0] > 80 and rv["ChuTQ (TPF)"][1] < 5 and rv["ChuTQ (TPF)"][2] < 5
+    # ChuMQ, buffers served in priority order at the link-free instant ([000 §4.2]): the file class
+    # loses; behind one FIFO of formed chunks every class does.
+    assert rv["ChuMQ"][0] < 5 and rv["ChuMQ"][1] < 5 and rv["ChuMQ"][2] > 80
+    assert min(rv["ChuMQ, contention=fifo"]) > 50
 
 
 def test_mtq4_qtl_invariant_and_loss_ratios():

@@ -66,6 +66,9 @@ BuiltCore build_chumq(Spec& s, const NodeContext&) {
   c.shim = s.flag("shim", c.shim);
   c.cea = s.flag("cea", c.cea);
   c.restart_from_head = choice<bool>(s, "restart", "head", {{"head", true}, {"now", false}});
+  // priority: the lowest-index ready buffer at the link-free instant [000 §4.2];
+  // fifo: formed chunks queue in front of the link (spec §6.2, literal).
+  c.chunk_fifo = choice<bool>(s, "contention", "priority", {{"priority", false}, {"fifo", true}});
   c.capacity_packets = chunk_capacity(s);
   return plain<ChuMQ>(c);
 }
