@@ -230,7 +230,12 @@ struct Engine::Impl {
     ++n.offered;
     n.core->enqueue(p, now);
     if (n.built.flow_table_size) n.table.set(now, n.built.flow_table_size());
-    if (n.link_free_at > now) return;  // the link pulls when it is free
+    if (n.link_free_at > now) {
+      // The link pulls when it is free; this packet may make that pull due
+      // (nothing can be due earlier than the link-free instant).
+      if (n.pull_at != n.link_free_at) schedule_pull(n);
+      return;
+    }
     // An idle link pulls at once: the same as a pull event at `now`, which
     // would be the next event anyway, without a trip through the loop.
     n.pull_at = n.core->next_ready(now);
@@ -292,6 +297,17 @@ struct Engine::Impl {
     refill(i);
   }
 
+  // The next pull of a busy link: when it is free, if the core has
+  // something to send by then, else when the core says. Cores change state
+  // only when called, so their answer for a future instant holds until the
+  // next enqueue (which asks again). An empty core schedules nothing: the
+  // arrival that fills it pulls at once if the link is idle by then, which
+  // saves the pull that found nothing at the end of every transmission.
+  static void schedule_pull(Node& n) {
+    const Time r = n.core->next_ready(n.link_free_at);
+    n.pull_at = r == kNever ? kNever : std::max(r, n.link_free_at);
+  }
+
   void pull(uint32_t k, Time now) {
     Node& n = *nodes[k];
     const bool got = n.core->dequeue(now, n.batch);
@@ -313,7 +329,8 @@ struct Engine::Impl {
                                             : serialization_time(bytes, n.cfg.rate_bps),
                               n.cfg.min_service);
     const Time end = now + ser;
-    n.link_free_at = n.pull_at = end;
+    n.link_free_at = end;
+    schedule_pull(n);
     n.busy += ser;
     ++n.transmissions;
     n.tx_packets += n.batch.count;
