@@ -16,7 +16,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use tracelab_decode::PacketMeta;
 use tracelab_flow::ConnRecord;
-use tracelab_output::conn::{self, ConnContext, CONN_COLUMNS, CONN_FINAL_COLUMNS};
+use tracelab_output::conn::{self, ConnContext, ConnText, CONN_COLUMNS, CONN_FINAL_COLUMNS};
 use tracelab_output::table::{io_err, schema, Kind, ParquetTable};
 
 use crate::driver::{create_file, Accounting};
@@ -57,14 +57,14 @@ impl Default for SizeHistogram {
 }
 
 const WARMUP_COLUMNS: &[(&str, Kind)] =
-    &[("uid", Kind::Str), ("side", Kind::Str), ("train", Kind::I32), ("warmup_s", Kind::F64)];
+    &[("uid", Kind::Id), ("side", Kind::Str), ("train", Kind::I32), ("warmup_s", Kind::F64)];
 const TRAIN_COLUMNS: &[(&str, Kind)] =
-    &[("uid", Kind::Str), ("side", Kind::Str), ("train", Kind::I32), ("size_pkts", Kind::I64)];
-const RTT_COLUMNS: &[(&str, Kind)] = &[("uid", Kind::Str), ("side", Kind::Str), ("rtt_s", Kind::F64)];
+    &[("uid", Kind::Id), ("side", Kind::Str), ("train", Kind::I32), ("size_pkts", Kind::I64)];
+const RTT_COLUMNS: &[(&str, Kind)] = &[("uid", Kind::Id), ("side", Kind::Str), ("rtt_s", Kind::F64)];
 const SIZE_COLUMNS: &[(&str, Kind)] =
     &[("scope", Kind::Str), ("side", Kind::Str), ("ip_len", Kind::I32), ("count", Kind::I64)];
 const HOST_COLUMNS: &[(&str, Kind)] = &[
-    ("host", Kind::Str),
+    ("host", Kind::Id),
     ("local", Kind::Bool),
     ("server", Kind::Bool),
     ("incnx", Kind::I64),
@@ -97,6 +97,7 @@ const LOAD_COLUMNS: &[(&str, Kind)] = &[
 pub struct OutputWriters {
     conn_log: BufWriter<File>,
     conn_log_started: bool,
+    text: ConnText,
     partial_path: PathBuf,
     partial: ParquetTable,
     warmups: ParquetTable,
@@ -111,11 +112,12 @@ impl OutputWriters {
         Ok(OutputWriters {
             conn_log: create_file(&dir.join("conn.log"))?,
             conn_log_started: false,
-            partial: ParquetTable::create(&partial_path, schema(CONN_COLUMNS))?,
+            text: ConnText::default(),
+            partial: ParquetTable::create(&partial_path, CONN_COLUMNS)?,
             partial_path,
-            warmups: ParquetTable::create(&samples.join("warmups.parquet"), schema(WARMUP_COLUMNS))?,
-            trains: ParquetTable::create(&samples.join("trains.parquet"), schema(TRAIN_COLUMNS))?,
-            rtts: ParquetTable::create(&samples.join("rtt.parquet"), schema(RTT_COLUMNS))?,
+            warmups: ParquetTable::create(&samples.join("warmups.parquet"), WARMUP_COLUMNS)?,
+            trains: ParquetTable::create(&samples.join("trains.parquet"), TRAIN_COLUMNS)?,
+            rtts: ParquetTable::create(&samples.join("rtt.parquet"), RTT_COLUMNS)?,
         })
     }
 
@@ -137,8 +139,9 @@ impl OutputWriters {
             local_resp: has_local.then(|| local.is_local(&c.resp_h)),
         };
         self.start_conn_log(open_ns)?;
-        conn::write_conn_log_line(&mut self.conn_log, c, &ctx)?;
-        conn::push_conn(self.partial.row(), c, &ctx);
+        self.text.fill(c, &ctx);
+        self.conn_log.write_all(&self.text.line)?;
+        conn::push_conn(self.partial.row(), c, &ctx, &self.text);
         self.partial.row().end_row();
         self.partial.flush_if_full()?;
         if let Some(t) = &c.transfer {
@@ -186,7 +189,7 @@ impl OutputWriters {
         fs::remove_file(&self.partial_path)?;
 
         let path = dir.join("samples").join("packet_sizes.parquet");
-        let mut t = ParquetTable::create(&path, schema(SIZE_COLUMNS))?;
+        let mut t = ParquetTable::create(&path, SIZE_COLUMNS)?;
         for scope in Scope::ALL {
             for (side_idx, side) in ["orig", "resp"].into_iter().enumerate() {
                 let base = (scope as usize * 2 + side_idx) * SIZE_SLOTS;
@@ -214,7 +217,7 @@ fn add_category(
     all.extend_from_slice(CONN_FINAL_COLUMNS);
     let final_schema = schema(&all);
     let path = dir.join("connections.parquet");
-    let mut out = ParquetTable::create(&path, final_schema.clone())?;
+    let mut out = ParquetTable::create(&path, &all)?;
     let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(partial)?)
         .map_err(io_err)?
         .with_batch_size(64 * 1024)
@@ -284,7 +287,7 @@ pub fn write_hosts(
     local: &LocalNets,
     roles: Option<&RoleModel>,
 ) -> io::Result<PathBuf> {
-    let mut t = ParquetTable::create(&dir.join("hosts.parquet"), schema(HOST_COLUMNS))?;
+    let mut t = ParquetTable::create(&dir.join("hosts.parquet"), HOST_COLUMNS)?;
     for (addr, h) in hosts.sorted() {
         let total = h.bytes_internal + h.bytes_external;
         t.row()
@@ -337,7 +340,7 @@ pub fn write_load(dir: &Path, load: LoadSpill, servers: &Servers, local: &LocalN
         cell.upload += up;
         cell.download += down;
     })?;
-    let mut t = ParquetTable::create(&dir.join("load.parquet"), schema(LOAD_COLUMNS))?;
+    let mut t = ParquetTable::create(&dir.join("load.parquet"), LOAD_COLUMNS)?;
     for ((bin, scope, cat), c) in cells {
         t.row()
             .f64(Some((bin * bin_ns) as f64 / 1e9))

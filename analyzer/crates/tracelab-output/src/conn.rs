@@ -40,7 +40,7 @@ fn opt_secs(ns: Option<i64>) -> Option<f64> {
 /// `orig_is_client`), which are appended once all servers are known.
 pub const CONN_COLUMNS: &[(&str, Kind)] = &[
     ("ts", Kind::F64),
-    ("uid", Kind::Str),
+    ("uid", Kind::Id),
     ("id.orig_h", Kind::Str),
     ("id.orig_p", Kind::I32),
     ("id.resp_h", Kind::Str),
@@ -130,14 +130,13 @@ pub fn rtt_data_ack_ns(c: &ConnRecord) -> Option<f64> {
     (o.count > 0 && r.count > 0).then(|| o.mean_ns + r.mean_ns)
 }
 
-pub fn push_conn(t: &mut TableBuilder, c: &ConnRecord, ctx: &ConnContext) {
-    let orig_h = c.orig_h.to_string();
-    let resp_h = c.resp_h.to_string();
+/// `text` holds the record's addresses, formatted once by `ConnText::fill`.
+pub fn push_conn(t: &mut TableBuilder, c: &ConnRecord, ctx: &ConnContext, text: &ConnText) {
     t.f64(Some(secs(c.ts_ns)))
         .str(Some(&c.uid))
-        .str(Some(&orig_h))
+        .str(Some(&text.orig_h))
         .i32(Some(c.orig_p as i32))
-        .str(Some(&resp_h))
+        .str(Some(&text.resp_h))
         .i32(Some(c.resp_p as i32))
         .str(Some(proto_name(c.ip_proto)))
         .i32(Some(c.ip_proto as i32))
@@ -185,51 +184,125 @@ pub fn write_conn_log_header(w: &mut impl Write, open: &str) -> io::Result<()> {
 
 /// Zeek's `time`/`interval` format: seconds with 6 decimals.
 pub fn zeek_time(ns: i64) -> String {
-    let sign = if ns < 0 { "-" } else { "" };
-    let us = (ns.unsigned_abs() + 500) / 1000;
-    format!("{sign}{}.{:06}", us / 1_000_000, us % 1_000_000)
+    let mut out = Vec::new();
+    push_zeek_time(&mut out, ns);
+    String::from_utf8(out).expect("digits are ASCII")
 }
 
-fn zeek_bool(b: Option<bool>) -> &'static str {
+/// Appends `ns` rounded to microseconds as Zeek prints it (`1.000435`).
+fn push_zeek_time(out: &mut Vec<u8>, ns: i64) {
+    if ns < 0 {
+        out.push(b'-');
+    }
+    let us = (ns.unsigned_abs() + 500) / 1000;
+    out.extend_from_slice(itoa::Buffer::new().format(us / 1_000_000).as_bytes());
+    out.push(b'.');
+    let frac = us % 1_000_000;
+    let mut digits = [b'0'; 6];
+    let mut rest = frac;
+    for d in digits.iter_mut().rev() {
+        *d = b'0' + (rest % 10) as u8;
+        rest /= 10;
+    }
+    out.extend_from_slice(&digits);
+}
+
+fn push_count(out: &mut Vec<u8>, v: u64) {
+    out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+}
+
+fn zeek_bool(b: Option<bool>) -> &'static [u8] {
     match b {
-        Some(true) => "T",
-        Some(false) => "F",
-        None => "-",
+        Some(true) => b"T",
+        Some(false) => b"F",
+        None => b"-",
     }
 }
 
-fn zeek_count(v: Option<u64>) -> String {
-    v.map_or_else(|| "-".to_string(), |v| v.to_string())
+/// Appends an address in the RFC 5952 form Zeek prints. IPv4 (nearly every
+/// address in practice) is written digit by digit; IPv6 goes through
+/// `Display`, which already implements the zero-run compression rules.
+fn push_addr(out: &mut String, a: &tracelab_decode::Addr) {
+    out.clear();
+    if a.is_v4() {
+        let mut buf = itoa::Buffer::new();
+        for (i, octet) in a.0[12..].iter().enumerate() {
+            if i > 0 {
+                out.push('.');
+            }
+            out.push_str(buf.format(*octet));
+        }
+    } else {
+        use std::fmt::Write as _;
+        write!(out, "{a}").expect("writing to a String cannot fail");
+    }
 }
 
-/// One conn.log line. `service` is `-`: tracelab does no application-layer
-/// protocol detection (see docs/analyzer.md).
-pub fn write_conn_log_line(w: &mut impl Write, c: &ConnRecord, ctx: &ConnContext) -> io::Result<()> {
-    let history = if c.history.is_empty() { "-" } else { c.history.as_str() };
-    writeln!(
-        w,
-        "{}\t{}\t{}\t{}\t{}\t{}\t{}\t-\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t-\t{}",
-        zeek_time(c.ts_ns),
-        c.uid,
-        c.orig_h,
-        c.orig_p,
-        c.resp_h,
-        c.resp_p,
-        proto_name(c.ip_proto),
-        c.duration_ns.map_or_else(|| "-".to_string(), zeek_time),
-        zeek_count(c.orig_bytes),
-        zeek_count(c.resp_bytes),
-        c.conn_state.name(),
-        zeek_bool(ctx.local_orig),
-        zeek_bool(ctx.local_resp),
-        c.missed_bytes,
-        history,
-        c.orig_pkts,
-        c.orig_ip_bytes,
-        c.resp_pkts,
-        c.resp_ip_bytes,
-        c.ip_proto,
-    )
+/// The text of one connection, formatted once and shared by conn.log and
+/// the Parquet row: its two addresses and its conn.log line. The buffers are
+/// reused from one connection to the next, so formatting allocates nothing
+/// once they have grown to the longest line.
+#[derive(Default)]
+pub struct ConnText {
+    pub orig_h: String,
+    pub resp_h: String,
+    /// The conn.log line, newline included.
+    pub line: Vec<u8>,
+}
+
+impl ConnText {
+    /// Formats `c`'s addresses and its conn.log line. `service` is `-`:
+    /// tracelab does no application-layer protocol detection (see
+    /// docs/analyzer.md).
+    pub fn fill(&mut self, c: &ConnRecord, ctx: &ConnContext) {
+        push_addr(&mut self.orig_h, &c.orig_h);
+        push_addr(&mut self.resp_h, &c.resp_h);
+        let l = &mut self.line;
+        l.clear();
+        let tab = |l: &mut Vec<u8>| l.push(b'\t');
+        push_zeek_time(l, c.ts_ns);
+        tab(l);
+        l.extend_from_slice(c.uid.as_bytes());
+        tab(l);
+        l.extend_from_slice(self.orig_h.as_bytes());
+        tab(l);
+        push_count(l, c.orig_p.into());
+        tab(l);
+        l.extend_from_slice(self.resp_h.as_bytes());
+        tab(l);
+        push_count(l, c.resp_p.into());
+        tab(l);
+        l.extend_from_slice(proto_name(c.ip_proto).as_bytes());
+        l.extend_from_slice(b"\t-\t");
+        match c.duration_ns {
+            Some(ns) => push_zeek_time(l, ns),
+            None => l.push(b'-'),
+        }
+        for v in [c.orig_bytes, c.resp_bytes] {
+            tab(l);
+            match v {
+                Some(v) => push_count(l, v),
+                None => l.push(b'-'),
+            }
+        }
+        tab(l);
+        l.extend_from_slice(c.conn_state.name().as_bytes());
+        tab(l);
+        l.extend_from_slice(zeek_bool(ctx.local_orig));
+        tab(l);
+        l.extend_from_slice(zeek_bool(ctx.local_resp));
+        tab(l);
+        push_count(l, c.missed_bytes);
+        tab(l);
+        l.extend_from_slice(if c.history.is_empty() { b"-" } else { c.history.as_bytes() });
+        for v in [c.orig_pkts, c.orig_ip_bytes, c.resp_pkts, c.resp_ip_bytes] {
+            tab(l);
+            push_count(l, v);
+        }
+        l.extend_from_slice(b"\t-\t");
+        push_count(l, c.ip_proto.into());
+        l.push(b'\n');
+    }
 }
 
 pub fn write_conn_log_close(w: &mut impl Write, close: &str) -> io::Result<()> {
@@ -262,6 +335,8 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tracelab_decode::Addr;
+    use tracelab_flow::ConnState;
 
     #[test]
     fn zeek_time_rounds_to_microseconds() {
@@ -269,6 +344,61 @@ mod tests {
         assert_eq!(zeek_time(435_499), "0.000435");
         assert_eq!(zeek_time(435_500), "0.000436");
         assert_eq!(zeek_time(0), "0.000000");
+    }
+
+    fn record(orig_h: Addr, resp_h: Addr) -> ConnRecord {
+        ConnRecord {
+            ts_ns: 1_300_475_167_096_535_000,
+            uid: "CHhAvVGS1DHFjwGM9".into(),
+            orig_h,
+            orig_p: 54_321,
+            resp_h,
+            resp_p: 80,
+            ip_proto: 6,
+            duration_ns: None,
+            orig_bytes: None,
+            resp_bytes: Some(0),
+            conn_state: ConnState::S0,
+            missed_bytes: 0,
+            history: String::new(),
+            orig_pkts: 1,
+            orig_ip_bytes: 60,
+            resp_pkts: 0,
+            resp_ip_bytes: 0,
+            last_ts_ns: 1_300_475_167_096_535_000,
+            handshake_complete: false,
+            closed: false,
+            rtt: Default::default(),
+            transfer: None,
+            well_behaved: false,
+            load_bins: Vec::new(),
+        }
+    }
+
+    /// Lines written out by hand in Zeek's format: unset fields as `-`,
+    /// IPv6 in RFC 5952 form, the reused buffers leaving nothing behind.
+    #[test]
+    fn conn_log_lines_by_hand() {
+        let ctx = ConnContext { scope: "internet", local_orig: Some(true), local_resp: None };
+        let mut text = ConnText::default();
+        let mut v6 = [0u8; 16];
+        v6[..4].copy_from_slice(&[0x20, 0x01, 0x0d, 0xb8]);
+        v6[15] = 1;
+        text.fill(&record(Addr::v6(v6), Addr::v4([192, 168, 0, 255])), &ctx);
+        assert_eq!(
+            String::from_utf8(text.line.clone()).unwrap(),
+            "1300475167.096535\tCHhAvVGS1DHFjwGM9\t2001:db8::1\t54321\t192.168.0.255\t80\ttcp\t-\t-\t-\t0\tS0\tT\t-\t0\t-\t1\t60\t0\t0\t-\t6\n"
+        );
+        let mut c = record(Addr::v4([10, 0, 0, 1]), Addr::v4([8, 8, 8, 8]));
+        c.duration_ns = Some(1_000_500);
+        c.orig_bytes = Some(12);
+        c.history = "ShADadfF".into();
+        text.fill(&c, &ConnContext { local_orig: Some(false), ..ctx });
+        assert_eq!((text.orig_h.as_str(), text.resp_h.as_str()), ("10.0.0.1", "8.8.8.8"));
+        assert_eq!(
+            String::from_utf8(text.line.clone()).unwrap(),
+            "1300475167.096535\tCHhAvVGS1DHFjwGM9\t10.0.0.1\t54321\t8.8.8.8\t80\ttcp\t-\t0.001001\t12\t0\tS0\tF\t-\t0\tShADadfF\t1\t60\t0\t0\t-\t6\n"
+        );
     }
 
     #[test]
