@@ -94,9 +94,9 @@ class EfdCore final : public TwoLevelQueue<EfdCore> {
     return a;
   }
   void on_admit(const Packet& p, Admission& a) {
-    a.ref = found_ != FlowTable<Entry>::kNone ? found_ : table_.insert(vacancy_, key(p));
-    if (a.ref == FlowTable<Entry>::kNone) throw std::logic_error("EFD flow table larger than the buffer");
+    if (found_ == FlowTable<Entry>::kNone) found_ = insert(key(p));
     // The packet carries its entry's index: no lookup when it leaves.
+    a.ref = found_;
     Entry& e = table_.at(a.ref);
     ++e.nq;
     if (cfg_.counter == EfdCounter::kAdmitted) {
@@ -105,6 +105,7 @@ class EfdCore final : public TwoLevelQueue<EfdCore> {
       e.counter += a.volume;
     }
   }
+  void prefetch_flow(uint32_t ref) { table_.prefetch(ref); }
   void on_unadmit(const Packet&, const Admission& a) {
     Entry& e = table_.at(a.ref);
     e.counter -= a.volume;
@@ -127,6 +128,15 @@ class EfdCore final : public TwoLevelQueue<EfdCore> {
       case EfdVariant::kEfdAck: return ack_aware_volume(p, e.ack);
       default: return p.length;
     }
+  }
+  uint32_t insert(uint64_t k) {
+    const uint32_t ref = table_.insert(vacancy_, k);
+    if (ref == FlowTable<Entry>::kNone) table_overflow();
+    return ref;
+  }
+  // Unreachable: the table has room for every buffered packet's flow.
+  [[noreturn, gnu::noinline, gnu::cold]] static void table_overflow() {
+    throw std::logic_error("EFD flow table larger than the buffer");
   }
   void release(uint32_t ref) {
     if (--table_.at(ref).nq == 0) table_.erase_at(ref);

@@ -69,13 +69,15 @@ class FlowTable {
     if (size_ == max_) return kNone;
     const uint32_t e = free_[max_ - 1 - size_];
     uint32_t& head = heads_[vacancy.bucket];
-    pool_[e] = Entry{V{}, key, head};
+    pool_[e] = Entry{V{}, key, head, vacancy.bucket};
     head = e;
     if (++size_ > highwater_) highwater_ = size_;
     return e;
   }
   V& at(uint32_t index) { return pool_[index].value; }
-  void erase_at(uint32_t index) { unlink(&heads_[bucket(pool_[index].key)], index); }
+  void erase_at(uint32_t index) { unlink(&heads_[pool_[index].bucket], index); }
+  // Start loading an entry that will be needed soon.
+  void prefetch(uint32_t index) const { __builtin_prefetch(&pool_[index]); }
 
   // Pointer interface over the same table.
   V* find(uint64_t key) {
@@ -139,6 +141,7 @@ class FlowTable {
     V value{};
     uint64_t key = 0;
     uint32_t next = kNone;  // the next entry of the same bucket
+    uint32_t bucket = 0;    // its bucket: a deletion does not hash again
   };
   // Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4): one multiply by 2^64/phi,
   // keeping the top bits, spreads adapter-supplied flow hashes of unknown

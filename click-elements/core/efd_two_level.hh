@@ -12,6 +12,8 @@
 //   void on_leave(const Packet&, uint32_t ref, bool served)  a packet leaves:
 //        served, or pushed out; `ref` is the Admission::ref on_admit() set
 //        (EFD: its flow entry, so a departure needs no table lookup)
+//   void prefetch_flow(uint32_t ref)   optional: the packet with `ref` is the
+//        next to be served; start loading its flow state (default: nothing)
 //
 // Space priority (push-out, §2, default on): an arrival meeting a full buffer
 // is conceptually inserted at its position and the packet at the physical
@@ -66,35 +68,33 @@ struct Admission {
   uint32_t ref = 0;         // kept with the packet, handed to on_leave()
 };
 
-// The packets of both virtual queues, each with its Admission::ref, in one
-// array of buffer-size slots: a FIFO-ordered virtual queue is then a ring of
-// 4-byte slot indices, and H and L together touch no more memory than one
-// drop-tail FIFO does (two rings of whole packets would double the working
-// set, which costs more than the indirection). Free slots form a stack, so
-// the slot just freed, still in cache, is the next one used.
+// The packets of both virtual queues in one array of buffer-size slots: a
+// FIFO-ordered virtual queue is then a ring of (slot, ref) pairs, and H and
+// L together touch no more memory than one drop-tail FIFO does (two rings of
+// whole packets would double the working set, which costs more than the
+// indirection). Free slots form a stack, so the slot just freed, still in
+// cache, is the next one used.
 class PacketPool {
  public:
-  explicit PacketPool(uint32_t n) : slots_(n), refs_(n), free_(n) {
+  explicit PacketPool(uint32_t n) : slots_(n), free_(n) {
     for (uint32_t i = 0; i < n; ++i) free_[i] = n - 1 - i;
   }
-  uint32_t put(const Packet& p, uint32_t ref) {
+  uint32_t put(const Packet& p) {
     const uint32_t i = free_[--free_count_];
     slots_[i].packet = p;
-    refs_[i] = ref;
     return i;
   }
   const Packet& packet(uint32_t i) const { return slots_[i].packet; }
-  uint32_t ref(uint32_t i) const { return refs_[i]; }
+  void prefetch(uint32_t i) const { __builtin_prefetch(&slots_[i]); }
   // The slot's contents stay readable until the next put().
   void release(uint32_t i) { free_[free_count_++] = i; }
 
  private:
-  // One cache line per packet (Packet is 64 bytes): never two lines.
+  // One cache line per packet, never two.
   struct alignas(64) Slot {
     Packet packet;
   };
   std::vector<Slot> slots_;
-  std::vector<uint32_t> refs_;
   std::vector<uint32_t> free_;
   uint32_t free_count_ = static_cast<uint32_t>(free_.size());
 };
@@ -115,18 +115,26 @@ class SubQueue {
   void push(PacketPool& pool, const Packet& p, uint64_t tag, uint32_t ref) {
     ++n_;
     if (las_) las_push(p, tag, ref);
-    else ring_.push_back(pool.put(p, ref));
+    else ring_.push_back(Item{pool.put(p), ref});
   }
-  void pop_front_to(PacketPool& pool, Packet& dst, uint32_t& ref) {
+  // FIFO: once the front leaves the ring, the next one's pool slot starts
+  // loading and `next(ref)` is told its ref (the mechanism may warm its flow
+  // state), before the copy: see TwoLevelQueue::dequeue().
+  template <typename Next>
+  void pop_front_to(PacketPool& pool, Packet& dst, uint32_t& ref, Next next) {
     --n_;
     if (las_) {
       las_pop_min(dst, ref);
-    } else {
-      const uint32_t i = ring_.pop_front();
-      dst = pool.packet(i);
-      ref = pool.ref(i);
-      pool.release(i);
+      return;
     }
+    const Item it = ring_.pop_front();
+    if (n_ != 0) {
+      pool.prefetch(ring_.front().slot);
+      next(ring_.front().ref);
+    }
+    dst = pool.packet(it.slot);
+    ref = it.ref;
+    pool.release(it.slot);
   }
   // The physical tail, removed; the reference is valid until the next push.
   const Packet& pop_back_ref(PacketPool& pool, uint32_t& ref) {
@@ -135,20 +143,25 @@ class SubQueue {
       las_pop_min_max(ref);
       return last_;
     }
-    const uint32_t i = ring_.pop_back();
-    ref = pool.ref(i);
-    pool.release(i);
-    return pool.packet(i);
+    const Item it = ring_.pop_back();
+    ref = it.ref;
+    pool.release(it.slot);
+    return pool.packet(it.slot);
   }
   uint64_t back_tag() const { return sorted_.max_tag(); }  // LAS only
 
+
  private:
+  struct Item {
+    uint32_t slot;  // in the PacketPool
+    uint32_t ref;   // its Admission::ref, known without loading the slot
+  };
   [[gnu::noinline]] void las_push(const Packet& p, uint64_t tag, uint32_t ref) { sorted_.push(p, tag, ref); }
   [[gnu::noinline]] void las_pop_min(Packet& dst, uint32_t& ref) { dst = sorted_.pop_min(&ref); }
   [[gnu::noinline]] void las_pop_min_max(uint32_t& ref) { last_ = sorted_.pop_max(&ref); }
 
   bool las_;
-  Ring<uint32_t> ring_;  // pool slots
+  Ring<Item> ring_;
   SortedPacketQueue sorted_;
   Packet last_;  // LAS: the packet pop_back_ref() refers to
   uint32_t n_ = 0;
@@ -169,9 +182,67 @@ class TwoLevelQueue : public QueueCore {
     retire(now, false);
     Admission a = self().classify(p, now);
     if (meter_.fits(p.length)) {
-      admit(p, a);
-      return;
+      self().on_admit(p, a);
+      place(p, a);
+    } else {
+      overflow(p, a, now);
     }
+  }
+
+  bool dequeue(Time now, Batch& out) final {
+    retire(now, true);
+    out.clear();
+    if (high_.empty() && low_.empty()) return false;
+    Packet& p = out.packets[0];
+    uint32_t ref;
+    // The departure chain (ring -> pool slot, and in EFD ref -> flow entry
+    // -> bucket) is a series of dependent loads of lines written one buffer
+    // ago, which have left L1 by then. Starting the loads for the packet
+    // behind this one overlaps them with the work until the next dequeue
+    // (EFD in core_bench: -10 % ns/packet).
+    auto warm = [this](uint32_t next_ref) { self().prefetch_flow(next_ref); };
+    if (!high_.empty()) {
+      high_.pop_front_to(pool_, p, ref, warm);
+      ++served_high_;
+    } else {
+      low_.pop_front_to(pool_, p, ref, warm);
+      low_bytes_ -= p.length;
+    }
+    ++counters_.served;
+    out.count = 1;
+    out.wire_bytes = p.length;
+    const uint64_t bps = cfg_.buffer.in_service_link_bps;
+    if (bps == 0) {
+      leave(p, ref);
+    } else {
+      service_ = {p, now + serialization_time(p.length, bps), true};
+      service_ref_ = ref;
+    }
+    return true;
+  }
+
+  uint64_t length_packets() const final { return high_.size() + low_.size(); }
+  uint64_t length_bytes() const final { return meter_.bytes() - (service_.busy ? service_.packet.length : 0); }
+
+  uint64_t high_packets() const { return high_.size(); }
+  uint64_t low_packets() const { return low_.size(); }
+  uint64_t admitted_high() const { return admitted_high_; }
+  uint64_t admitted_low() const { return counters_.enqueued - admitted_high_; }
+  uint64_t served_high() const { return served_high_; }
+  uint64_t pushed_out() const { return pushed_out_; }
+  // Buffer occupancy as the full test sees it (in-service packet included).
+  const BufferMeter& meter() const { return meter_; }
+  const TwoLevelConfig& config() const { return cfg_; }
+
+ private:
+  Mechanism& self() { return static_cast<Mechanism&>(*this); }
+
+  // Default hook: no per-flow state to warm.
+  void prefetch_flow(uint32_t) {}
+
+  // An arrival meeting a full buffer: push out, or drop it. Kept out of
+  // line so the common path (room in the buffer) stays small.
+  [[gnu::noinline]] void overflow(const Packet& p, Admission a, Time now) {
     if (!cfg_.push_out || !may_push_out(a)) {
       drop(p, DropReason::kBufferFull, now);
       return;
@@ -200,48 +271,6 @@ class TwoLevelQueue : public QueueCore {
     place(p, a);
   }
 
-  bool dequeue(Time now, Batch& out) final {
-    retire(now, true);
-    out.clear();
-    if (high_.empty() && low_.empty()) return false;
-    Packet& p = out.packets[0];
-    uint32_t ref;
-    if (!high_.empty()) {
-      high_.pop_front_to(pool_, p, ref);
-      ++served_high_;
-    } else {
-      low_.pop_front_to(pool_, p, ref);
-      low_bytes_ -= p.length;
-    }
-    ++counters_.served;
-    out.count = 1;
-    out.wire_bytes = p.length;
-    const uint64_t bps = cfg_.buffer.in_service_link_bps;
-    if (bps == 0) {
-      leave(p, ref);
-    } else {
-      service_ = {p, now + serialization_time(p.length, bps), true};
-      service_ref_ = ref;
-    }
-    return true;
-  }
-
-  uint64_t length_packets() const final { return high_.size() + low_.size(); }
-  uint64_t length_bytes() const final { return meter_.bytes() - (service_.busy ? service_.packet.length : 0); }
-
-  uint64_t high_packets() const { return high_.size(); }
-  uint64_t low_packets() const { return low_.size(); }
-  uint64_t admitted_high() const { return admitted_[0]; }
-  uint64_t admitted_low() const { return admitted_[1]; }
-  uint64_t served_high() const { return served_high_; }
-  uint64_t pushed_out() const { return pushed_out_; }
-  // Buffer occupancy as the full test sees it (in-service packet included).
-  const BufferMeter& meter() const { return meter_; }
-  const TwoLevelConfig& config() const { return cfg_; }
-
- private:
-  Mechanism& self() { return static_cast<Mechanism&>(*this); }
-
   // May this arrival evict the physical tail (§2, §2.3)?
   bool may_push_out(const Admission& a) const {
     if (low_.empty()) return false;
@@ -259,10 +288,6 @@ class TwoLevelQueue : public QueueCore {
     return b.full_test == FullTest::kAlreadyFull ? bytes < b.capacity : bytes + length <= b.capacity;
   }
 
-  void admit(const Packet& p, Admission& a) {
-    self().on_admit(p, a);
-    place(p, a);
-  }
   void place(const Packet& p, const Admission& a) {
     if (a.prio == Priority::kHigh) {
       high_.push(pool_, p, a.tag, a.ref);
@@ -271,9 +296,9 @@ class TwoLevelQueue : public QueueCore {
       low_bytes_ += p.length;
     }
     meter_.add(p.length);
-    ++admitted_[static_cast<int>(a.prio)];
+    admitted_high_ += a.prio == Priority::kHigh;
     ++counters_.enqueued;
-    note_highwater();
+    note_highwater(length_packets(), length_bytes());  // final here: no virtual calls
   }
 
   void leave(const Packet& p, uint32_t ref) {
@@ -295,7 +320,7 @@ class TwoLevelQueue : public QueueCore {
   uint64_t low_bytes_ = 0;
   InService service_;
   uint32_t service_ref_ = 0;
-  uint64_t admitted_[2] = {0, 0};
+  uint64_t admitted_high_ = 0;
   uint64_t served_high_ = 0;
   uint64_t pushed_out_ = 0;
 };

@@ -136,10 +136,13 @@ class QueueCore {
     ++counters_.dropped[static_cast<int>(why)];
     if (sink_) sink_->on_drop(p, why, now);
   }
-  void note_highwater() {
-    if (length_packets() > counters_.highwater_packets) counters_.highwater_packets = length_packets();
-    if (length_bytes() > counters_.highwater_bytes) counters_.highwater_bytes = length_bytes();
+  // Record the occupancy after an admission. A core on a hot path passes
+  // what it knows; the short form asks the virtual length_*() once each.
+  void note_highwater(uint64_t packets, uint64_t bytes) {
+    if (packets > counters_.highwater_packets) counters_.highwater_packets = packets;
+    if (bytes > counters_.highwater_bytes) counters_.highwater_bytes = bytes;
   }
+  void note_highwater() { note_highwater(length_packets(), length_bytes()); }
   Counters counters_;
   DropSink* sink_ = nullptr;
 };
