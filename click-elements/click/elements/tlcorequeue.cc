@@ -24,6 +24,12 @@ void TLCoreQueue::read_buffer(Args& args, uint64_t capacity) {
   _buffer.granularity = _bytes ? tracelab::Granularity::kBytes : tracelab::Granularity::kPackets;
 }
 
+int TLCoreQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
+  Args args(conf, this, errh);
+  read_buffer(args, 300);
+  return args.complete();
+}
+
 int TLCoreQueue::initialize(ErrorHandler* errh) {
   tl_origin();
   if (_buffer.capacity == 0) return errh->error("CAPACITY must be positive");

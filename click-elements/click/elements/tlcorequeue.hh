@@ -3,6 +3,7 @@
 #include <click/element.hh>
 #include <click/notifier.hh>
 #include <click/vector.hh>
+#include <type_traits>
 #include "fifo_buffer.hh"
 #include "queue_core.hh"
 #include "tlhandles.hh"
@@ -10,30 +11,98 @@ CLICK_DECLS
 class Args;
 
 /*
- * TLCoreQueue: the shared body of the tracelab single-packet queue elements
- * (TLFifoQueue, TLEfdQueue, TLRun2CQueue, TLSiftQueue, TLXProtectQueue,
- * TLNcqQueue, TLLasQueue, TLLarsQueue, TLScfqQueue). Not an element itself.
- *
- * PUSH input, PULL output 0, like Click's Queue. Each pushed packet gets a
- * handle in a table sized at initialize() (buffer slots + 1), the core sees
- * a tracelab::Packet built from the IP header (MarkIPHeader/CheckIPHeader
- * upstream) by core/ipv4_meta.hh: length = IP length, flow_hash =
- * directional 5-tuple hash, conn_hash = the same hash with the two
- * endpoints ordered (both directions alike), TCP flags, seq and ack. A
- * packet without an IPv4 header is one flow of its own length (hash 0).
- * Dropped packets (on arrival, or pushed out) leave on the optional PUSH
- * output 1 right after the arrival that caused them, else are killed. Time
- * is the Click clock (simulated under --simtime), in ps.
- *
- * Common keywords: CAPACITY (packets, or bytes with BYTES true), BYTES,
- * IN_SERVICE (bits per second: keep the packet on the wire counted in the
- * buffer and in its flow's state until its transmission at that rate ends,
- * the thesis model of fifo_buffer.hh; 0 = it leaves at the pull, as in
- * Click's Queue). Common handlers: length, highwater_length, drops,
- * drops_buffer_full, pushed_out, served, flows, flows_highwater, reset.
- * `reset` zeroes the drop and service counters reported (highwater values
- * are since start).
- */
+=c
+
+TLCoreQueue
+
+=s queues
+
+tracelab queue element superclass
+
+=d
+
+TLCoreQueue is the part every tracelab single-packet queue shares
+(TLFifoQueue, TLEfdQueue, TLRun2CQueue, TLSiftQueue, TLXProtectQueue,
+TLNcqQueue, TLLasQueue, TLLarsQueue, TLScfqQueue): the ports, the buffer
+keywords and the handlers described here. It is not an element itself; each
+of those elements documents its mechanism and its own keywords.
+
+Push input, pull output 0, like Queue. Dropped packets (on arrival, or
+pushed out of the buffer) leave on push output 1, right after the arrival
+that caused them, if it is connected, else are killed.
+
+Packets should carry an IP header annotation (CheckIPHeader or MarkIPHeader
+upstream) so flows can be told apart: the mechanism sees the IP length, a
+hash of the directional 5-tuple (the flow), the same hash with the two
+endpoints ordered (the TCP connection, both directions alike), the TCP
+flags, sequence and acknowledgment numbers. A packet without an IPv4 header
+is one flow of its own length (hash 0). Time is the Click clock (simulated
+under --simtime), in picoseconds.
+
+Keyword arguments common to every tracelab queue are:
+
+=over 8
+
+=item CAPACITY
+
+Packets, or bytes with BYTES true. Default 300 unless the element says
+otherwise.
+
+=item BYTES
+
+Boolean. Capacity in bytes. In byte mode an arrival is dropped when it would
+overflow CAPACITY (⚠AMB-1, core/fifo_buffer.hh). Default false.
+
+=item IN_SERVICE
+
+Integer, bits per second. When positive, the packet being transmitted stays
+counted in the buffer (and in its flow's state) until its transmission at
+this rate ends, as in the thesis model; 0: it leaves the buffer when pulled,
+as in Click's Queue. Default 0.
+
+=back
+
+=h length read-only
+
+Packets queued.
+
+=h highwater_length read-only
+
+Most packets ever queued.
+
+=h drops read-only
+
+Packets dropped, all reasons.
+
+=h drops_buffer_full read-only
+
+Packets dropped because the buffer was full on their arrival.
+
+=h pushed_out read-only
+
+Packets pushed out of the buffer by a later arrival.
+
+=h served read-only
+
+Packets handed downstream.
+
+=h flows read-only
+
+Flow-table entries now; 0 for mechanisms without per-flow state
+(TLFifoQueue, TLNcqQueue).
+
+=h flows_highwater read-only
+
+Most flow-table entries ever.
+
+=h reset write-only
+
+Zero drops, drops_buffer_full, pushed_out and served (the highwater values
+stay since start).
+
+=a TLFifoQueue, TLEfdQueue, TLRun2CQueue, TLSiftQueue, TLXProtectQueue,
+TLNcqQueue, TLLasQueue, TLLarsQueue, TLScfqQueue, TLExactUnqueue, Queue
+*/
 class TLCoreQueue : public Element, public tracelab::DropSink {
  public:
   TLCoreQueue() CLICK_COLD;
@@ -41,6 +110,9 @@ class TLCoreQueue : public Element, public tracelab::DropSink {
   const char* port_count() const override { return "1/1-2"; }
   const char* processing() const override { return "h/lh"; }
   void* cast(const char* name) override;
+  // The buffer keywords only; elements with keywords of their own override
+  // it and call read_buffer().
+  int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
   int initialize(ErrorHandler* errh) override CLICK_COLD;
   void cleanup(CleanupStage) override CLICK_COLD;
   void add_handlers() override CLICK_COLD;
@@ -68,6 +140,45 @@ class TLCoreQueue : public Element, public tracelab::DropSink {
   uint64_t _base_drops[int(tracelab::DropReason::kCount)] = {0, 0, 0, 0};
   uint64_t _base_served = 0;
   ActiveNotifier _notifier;
+};
+
+// Where a mechanism's configuration keeps its buffer: the FIFO's is the
+// buffer itself, the two-level cores' (EfdConfig, ...) `queue.buffer`, the
+// sorted cores' (LasConfig, ...) `buffer`.
+inline tracelab::BufferConfig& tl_buffer_of(tracelab::BufferConfig& c) { return c; }
+template <typename Config>
+auto tl_buffer_of(Config& c) -> decltype((c.queue.buffer)) { return c.queue.buffer; }
+template <typename Config>
+auto tl_buffer_of(Config& c) -> decltype((c.buffer)) { return c.buffer; }
+
+// Whether a core keeps a flow table (has flows() and flows_highwater()).
+template <typename Core, typename = void>
+struct TLHasFlows : std::false_type {};
+template <typename Core>
+struct TLHasFlows<Core, std::void_t<decltype(&Core::flows), decltype(&Core::flows_highwater)>> : std::true_type {};
+
+// The typed half of every queue element: an element's configure() reads
+// its buffer keywords (read_buffer()) and its mechanism's into `_cfg`;
+// initialize() then builds `Core(_cfg)` with the buffer in place, and the
+// flows handlers read the core's flow table when it keeps one.
+template <typename Core, typename Config>
+class TLQueueElement : public TLCoreQueue {
+ protected:
+  tracelab::QueueCore* make_core(ErrorHandler*) override {
+    tl_buffer_of(_cfg) = _buffer;
+    return _mech = new Core(_cfg);
+  }
+  uint64_t flows() const override {
+    if constexpr (TLHasFlows<Core>::value) return _mech ? _mech->flows() : 0;
+    else return 0;
+  }
+  uint64_t flows_highwater() const override {
+    if constexpr (TLHasFlows<Core>::value) return _mech ? _mech->flows_highwater() : 0;
+    else return 0;
+  }
+
+  Config _cfg;
+  Core* _mech = nullptr;  // owned as TLCoreQueue's core
 };
 
 CLICK_ENDDECLS

@@ -29,11 +29,6 @@ int TLEfdQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   return 0;
 }
 
-tracelab::QueueCore* TLEfdQueue::make_core(ErrorHandler*) {
-  _cfg.queue.buffer = _buffer;
-  return _mech = new tracelab::EfdCore(_cfg);
-}
-
 CLICK_ENDDECLS
 ELEMENT_REQUIRES(userlevel TLCoreQueue)
 EXPORT_ELEMENT(TLEfdQueue)

@@ -21,28 +21,13 @@ while the flow has packets queued; a flow's packets are high priority while
 its counter is below THRESHOLD; a full buffer pushes out the last
 low-priority packet for a high-priority arrival.
 
-Push input, pull output 0; dropped packets (on arrival or pushed out)
-leave on push output 1 if it is connected, else are killed. Packets should carry an IP header annotation
-(CheckIPHeader or MarkIPHeader upstream) so flows can be told apart.
+Uses the TLCoreQueue interface: ports, IP annotations, the buffer keywords
+(CAPACITY, BYTES, IN_SERVICE) and the handlers; see TLCoreQueue for
+description.
 
-Keyword arguments are:
+Keyword arguments, besides TLCoreQueue's, are:
 
 =over 8
-
-=item CAPACITY
-
-Packets (or bytes with BYTES true). Default 300.
-
-=item BYTES
-
-Boolean. Default false.
-
-=item IN_SERVICE
-
-Integer, bits per second. When positive, the packet being transmitted stays
-counted in the buffer (and in its flow's state) until its transmission at
-this rate ends, as in the thesis model; 0: it leaves the buffer when pulled,
-as in Click's Queue. Default 0.
 
 =item VARIANT
 
@@ -74,42 +59,13 @@ Boolean, byte-mode push-out pre-check (⚠AMB-1). Default false.
 
 =back
 
-=h length read-only
-
-Packets queued.
-
-=h highwater_length read-only
-
-Most packets ever queued.
-
-=h drops read-only
-
-Packets dropped, all reasons (drops_buffer_full, pushed_out: by reason).
-
-=h served read-only
-
-Packets handed downstream.
-
-=h flows read-only
-
-Flow-table entries now (flows_highwater: most ever).
-
-=h reset write-only
-
-Zero drops and served (highwater values stay since start).
-
-=a TLExactUnqueue, Queue
+=a TLCoreQueue, TLExactUnqueue, Queue
 */
 
-class TLEfdQueue : public TLCoreQueue {
+class TLEfdQueue : public TLQueueElement<tracelab::EfdCore, tracelab::EfdConfig> {
  public:
   const char* class_name() const override { return "TLEfdQueue"; }
   int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
-
- protected:
-  tracelab::QueueCore* make_core(ErrorHandler* errh) override CLICK_COLD;
-  uint64_t flows() const override { return _mech ? _mech->flows() : 0; }
-  uint64_t flows_highwater() const override { return _mech ? _mech->flows_highwater() : 0; }
 
  private:
   // Variant defaults, keeping what the user set explicitly.
@@ -123,8 +79,6 @@ class TLEfdQueue : public TLCoreQueue {
     else return -1;
     return 0;
   }
-  tracelab::EfdConfig _cfg;
-  tracelab::EfdCore* _mech = nullptr;
 };
 
 CLICK_ENDDECLS

@@ -17,11 +17,6 @@ int TLLarsQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   return 0;
 }
 
-tracelab::QueueCore* TLLarsQueue::make_core(ErrorHandler*) {
-  _cfg.buffer = _buffer;
-  return _mech = new tracelab::LarsCore(_cfg);
-}
-
 CLICK_ENDDECLS
 ELEMENT_REQUIRES(userlevel TLCoreQueue)
 EXPORT_ELEMENT(TLLarsQueue)

@@ -18,28 +18,13 @@ LARS (least attained recent service) queue
 LARS (ALGORITHMS.md §3.2; core/lars.hh): LAS whose per-flow volume
 fades by BETA every TAU seconds (both NOT IN SEEDS: log the values used).
 
-Push input, pull output 0; dropped packets (on arrival or pushed out)
-leave on push output 1 if it is connected, else are killed. Packets should carry an IP header annotation
-(CheckIPHeader or MarkIPHeader upstream) so flows can be told apart.
+Uses the TLCoreQueue interface: ports, IP annotations, the buffer keywords
+(CAPACITY, BYTES, IN_SERVICE) and the handlers; see TLCoreQueue for
+description.
 
-Keyword arguments are:
+Keyword arguments, besides TLCoreQueue's, are:
 
 =over 8
-
-=item CAPACITY
-
-Default 300.
-
-=item BYTES
-
-Boolean. Default false.
-
-=item IN_SERVICE
-
-Integer, bits per second. When positive, the packet being transmitted stays
-counted in the buffer (and in its flow's state) until its transmission at
-this rate ends, as in the thesis model; 0: it leaves the buffer when pulled,
-as in Click's Queue. Default 0.
 
 =item BETA
 
@@ -59,46 +44,13 @@ Default 65536.
 
 =back
 
-=h length read-only
-
-Packets queued.
-
-=h highwater_length read-only
-
-Most packets ever queued.
-
-=h drops read-only
-
-Packets dropped, all reasons (drops_buffer_full, pushed_out: by reason).
-
-=h served read-only
-
-Packets handed downstream.
-
-=h flows read-only
-
-Flow-table entries now (flows_highwater: most ever).
-
-=h reset write-only
-
-Zero drops and served (highwater values stay since start).
-
-=a TLExactUnqueue, Queue
+=a TLCoreQueue, TLExactUnqueue, Queue
 */
 
-class TLLarsQueue : public TLCoreQueue {
+class TLLarsQueue : public TLQueueElement<tracelab::LarsCore, tracelab::LarsConfig> {
  public:
   const char* class_name() const override { return "TLLarsQueue"; }
   int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
-
- protected:
-  tracelab::QueueCore* make_core(ErrorHandler* errh) override CLICK_COLD;
-  uint64_t flows() const override { return _mech ? _mech->flows() : 0; }
-  uint64_t flows_highwater() const override { return _mech ? _mech->flows_highwater() : 0; }
-
- private:
-  tracelab::LarsConfig _cfg;
-  tracelab::LarsCore* _mech = nullptr;
 };
 
 CLICK_ENDDECLS

@@ -14,11 +14,6 @@ int TLLasQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   return 0;
 }
 
-tracelab::QueueCore* TLLasQueue::make_core(ErrorHandler*) {
-  _cfg.buffer = _buffer;
-  return _mech = new tracelab::LasCore(_cfg);
-}
-
 CLICK_ENDDECLS
 ELEMENT_REQUIRES(userlevel TLCoreQueue)
 EXPORT_ELEMENT(TLLasQueue)

@@ -27,11 +27,6 @@ int TLNcqQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   return 0;
 }
 
-tracelab::QueueCore* TLNcqQueue::make_core(ErrorHandler*) {
-  _cfg.queue.buffer = _buffer;
-  return new tracelab::NcqCore(_cfg);
-}
-
 CLICK_ENDDECLS
 ELEMENT_REQUIRES(userlevel TLCoreQueue)
 EXPORT_ELEMENT(TLNcqQueue)

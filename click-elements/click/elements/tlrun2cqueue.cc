@@ -19,11 +19,6 @@ int TLRun2CQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   return 0;
 }
 
-tracelab::QueueCore* TLRun2CQueue::make_core(ErrorHandler*) {
-  _cfg.queue.buffer = _buffer;
-  return _mech = new tracelab::Run2cCore(_cfg);
-}
-
 CLICK_ENDDECLS
 ELEMENT_REQUIRES(userlevel TLCoreQueue)
 EXPORT_ELEMENT(TLRun2CQueue)

@@ -19,11 +19,6 @@ int TLSiftQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   return 0;
 }
 
-tracelab::QueueCore* TLSiftQueue::make_core(ErrorHandler*) {
-  _cfg.queue.buffer = _buffer;
-  return _mech = new tracelab::SiftCore(_cfg);
-}
-
 CLICK_ENDDECLS
 ELEMENT_REQUIRES(userlevel TLCoreQueue)
 EXPORT_ELEMENT(TLSiftQueue)

@@ -20,11 +20,6 @@ int TLXProtectQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   return 0;
 }
 
-tracelab::QueueCore* TLXProtectQueue::make_core(ErrorHandler*) {
-  _cfg.queue.buffer = _buffer;
-  return _mech = new tracelab::XProtectCore(_cfg);
-}
-
 CLICK_ENDDECLS
 ELEMENT_REQUIRES(userlevel TLCoreQueue)
 EXPORT_ELEMENT(TLXProtectQueue)

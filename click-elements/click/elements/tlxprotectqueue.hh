@@ -19,28 +19,13 @@ X-Protect (ALGORITHMS.md §2.6; core/xprotect.hh): an untracked flow is
 inserted with PROBABILITY; a tracked flow is low priority once THRESHOLD
 bytes have been counted since insertion; idle entries are scanned out.
 
-Push input, pull output 0; dropped packets (on arrival or pushed out)
-leave on push output 1 if it is connected, else are killed. Packets should carry an IP header annotation
-(CheckIPHeader or MarkIPHeader upstream) so flows can be told apart.
+Uses the TLCoreQueue interface: ports, IP annotations, the buffer keywords
+(CAPACITY, BYTES, IN_SERVICE) and the handlers; see TLCoreQueue for
+description.
 
-Keyword arguments are:
+Keyword arguments, besides TLCoreQueue's, are:
 
 =over 8
-
-=item CAPACITY
-
-Default 300.
-
-=item BYTES
-
-Boolean. Default false.
-
-=item IN_SERVICE
-
-Integer, bits per second. When positive, the packet being transmitted stays
-counted in the buffer (and in its flow's state) until its transmission at
-this rate ends, as in the thesis model; 0: it leaves the buffer when pulled,
-as in Click's Queue. Default 0.
 
 =item PROBABILITY
 
@@ -56,54 +41,22 @@ Boolean (⚠AMB-6). Default true.
 
 =item SEED
 
-Default 1.
+Seed of the insertion draws. Default 1.
 
 =item MAX_FLOWS
 
-Default 65536.
+Flow-table size; a flow drawn for insertion when it is full stays
+untracked (high priority). Default 65536.
 
 =back
 
-=h length read-only
-
-Packets queued.
-
-=h highwater_length read-only
-
-Most packets ever queued.
-
-=h drops read-only
-
-Packets dropped, all reasons (drops_buffer_full, pushed_out: by reason).
-
-=h served read-only
-
-Packets handed downstream.
-
-=h flows read-only
-
-Flow-table entries now (flows_highwater: most ever).
-
-=h reset write-only
-
-Zero drops and served (highwater values stay since start).
-
-=a TLExactUnqueue, Queue
+=a TLCoreQueue, TLExactUnqueue, Queue
 */
 
-class TLXProtectQueue : public TLCoreQueue {
+class TLXProtectQueue : public TLQueueElement<tracelab::XProtectCore, tracelab::XProtectConfig> {
  public:
   const char* class_name() const override { return "TLXProtectQueue"; }
   int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
-
- protected:
-  tracelab::QueueCore* make_core(ErrorHandler* errh) override CLICK_COLD;
-  uint64_t flows() const override { return _mech ? _mech->flows() : 0; }
-  uint64_t flows_highwater() const override { return _mech ? _mech->flows_highwater() : 0; }
-
- private:
-  tracelab::XProtectConfig _cfg;
-  tracelab::XProtectCore* _mech = nullptr;
 };
 
 CLICK_ENDDECLS
