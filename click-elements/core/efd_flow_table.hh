@@ -5,8 +5,8 @@
 // ⚠AMB-4), §2.4 (Run2CACK), §3.1 (LASACK).
 //
 // FlowTable: separate chaining through the entry pool. The bucket array
-// holds 4-byte chain heads, the next power of two >= 4 * max_entries (load
-// <= 1/4), allocated once; each pooled entry carries its key and the next
+// holds 4-byte chain heads, the next power of two >= spread * max_entries
+// (load <= 1/spread, default 1/4), allocated once; each pooled entry carries its key and the next
 // entry of its chain. At the load EFD runs at (every queued packet its own
 // flow, the table churning per packet), a miss reads one empty head and
 // an insertion or deletion touches one head and one entry: no probe runs
@@ -32,11 +32,16 @@ class FlowTable {
  public:
   static constexpr uint32_t kNone = 0xFFFFFFFF;
 
-  explicit FlowTable(uint32_t max_entries) : max_(max_entries), pool_(max_entries), free_(max_entries) {
+  // `spread`: buckets per entry (rounded up to a power of two in total).
+  // Sparser buckets mean fewer collisions, hence fewer mispredicted chain
+  // walks, for more memory.
+  explicit FlowTable(uint32_t max_entries, uint32_t spread = 4)
+      : max_(max_entries), pool_(max_entries), free_(max_entries) {
     if (max_entries == 0 || max_entries > (1u << 28)) throw std::invalid_argument("flow table size out of range");
-    uint64_t n = 4;
-    int bits = 2;
-    while (n < 4ULL * max_entries) {
+    if (spread == 0 || spread > 64) throw std::invalid_argument("flow table spread out of range");
+    uint64_t n = 2;
+    int bits = 1;
+    while (n < uint64_t{spread} * max_entries) {
       n <<= 1;
       ++bits;
     }

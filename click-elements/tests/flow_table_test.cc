@@ -1,6 +1,7 @@
 // FlowTable (core/efd_flow_table.hh) against std::map as the oracle, under
 // the churn EFD puts it through: entries created and deleted per packet,
-// colliding homes, indices kept across other insertions and deletions.
+// shared buckets (long chains with spread 1), indices kept across other
+// insertions and deletions.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -15,13 +16,16 @@ struct Value {
   uint64_t v = 0;
 };
 
-TEST(FlowTable, RandomChurnMatchesMapAndIndicesStayPut) {
+class FlowTableChurn : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(FlowTableChurn, RandomChurnMatchesMapAndIndicesStayPut) {
   const uint32_t cap = 300;
-  FlowTable<Value> t(cap);
+  FlowTable<Value> t(cap, GetParam());
   std::map<uint64_t, std::pair<uint32_t, uint64_t>> oracle;  // key -> (index, value)
   Rng rng(7);
   for (int step = 0; step < 200000; ++step) {
-    // 600 distinct keys, some sharing low bits, so homes collide.
+    // 600 distinct keys (half of them shifted into the high bits) for 300
+    // entries: buckets are shared.
     const uint64_t key = (rng.next_u64() % 600) << (rng.next_u64() % 2 ? 0 : 40);
     FlowTable<Value>::Vacancy vac;
     const uint32_t e = t.lookup(key, vac);
@@ -62,18 +66,27 @@ TEST(FlowTable, RandomChurnMatchesMapAndIndicesStayPut) {
   EXPECT_EQ(t.size(), 0u);
 }
 
+// Spread 1: ~one entry per bucket at capacity, chains of several; 4: the
+// default; 8: EFD's.
+INSTANTIATE_TEST_SUITE_P(Spreads, FlowTableChurn, ::testing::Values(1u, 4u, 8u));
+
 TEST(FlowTable, EraseIfAndFindOrInsert) {
-  FlowTable<Value> t(4);
-  for (uint64_t k = 1; k <= 4; ++k) t.find_or_insert(k)->v = k;
+  // 6 entries in 8 buckets. With Fibonacci hashing keys 1, 22 and 30 share a
+  // bucket, as do 2 and 23; inserted in this order the chains are
+  // (30, 1, 22) and (2, 23), so erasing the even keys unlinks heads (30, 2),
+  // an entry behind a kept one (22), and goes on after a removal.
+  FlowTable<Value> t(6, 1);
+  for (uint64_t k : {22, 1, 30, 23, 2, 3}) t.find_or_insert(k)->v = k;
   EXPECT_EQ(t.find_or_insert(5), nullptr);  // full
-  EXPECT_EQ(t.find_or_insert(3)->v, 3u);    // existing
+  EXPECT_EQ(t.find_or_insert(1)->v, 1u);    // existing
   t.erase_if([](uint64_t k, const Value&) { return k % 2 == 0; });
-  EXPECT_EQ(t.size(), 2u);
-  EXPECT_EQ(t.find(2), nullptr);
-  EXPECT_EQ(t.find(1)->v, 1u);
+  EXPECT_EQ(t.size(), 3u);
+  for (uint64_t k : {22, 30, 2}) EXPECT_EQ(t.find(k), nullptr) << k;
+  for (uint64_t k : {1, 23, 3}) EXPECT_EQ(t.find(k)->v, k) << k;
   t.erase(uint64_t{1});
   EXPECT_EQ(t.find(1), nullptr);
-  EXPECT_EQ(t.find(3)->v, 3u);
+  EXPECT_EQ(t.find(23)->v, 23u);
+  EXPECT_EQ(t.size(), 2u);
 }
 
 }  // namespace
