@@ -13,6 +13,11 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_writer::compute_leaves;
+use parquet::arrow::ProjectionMask;
+use parquet::column::writer::ColumnCloseResult;
+use parquet::file::metadata::{ColumnChunkMetaData, PageIndexPolicy, ParquetMetaDataOptions, ParquetMetaDataReader};
+use parquet::file::statistics::Statistics;
 
 use tracelab_decode::PacketMeta;
 use tracelab_flow::ConnRecord;
@@ -206,6 +211,13 @@ impl OutputWriters {
     }
 }
 
+/// Phase 2: connections.parquet = the partial table's column chunks, copied
+/// as encoded bytes (with their statistics and page index), plus the two
+/// columns that need the final server set, encoded here. Only the six
+/// volume columns the composition needs are decoded; re-encoding the ~57
+/// others cost more than writing them the first time. The copied chunks are
+/// exactly what encoding the same values again would give (same writer
+/// properties, same row groups), so the file is unchanged by this shortcut.
 fn add_category(
     dir: &Path,
     partial: &Path,
@@ -217,49 +229,103 @@ fn add_category(
     all.extend_from_slice(CONN_FINAL_COLUMNS);
     let final_schema = schema(&all);
     let path = dir.join("connections.parquet");
-    let mut out = ParquetTable::create(&path, &all)?;
-    let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(partial)?)
-        .map_err(io_err)?
-        .with_batch_size(64 * 1024)
-        .build()
+    let (mut file_writer, factory) = ParquetTable::create(&path, &all)?.into_serialized_writer()?;
+    let source = File::open(partial)?;
+    // The copied chunks keep every piece of their metadata: the page index,
+    // and the page encoding statistics in full (the reader's default keeps
+    // only a mask of them, which the writer cannot write back).
+    let mut full_stats = ParquetMetaDataOptions::new();
+    full_stats.set_encoding_stats_as_mask(false);
+    let meta = ParquetMetaDataReader::new()
+        .with_page_index_policy(PageIndexPolicy::Optional)
+        .with_metadata_options(Some(full_stats))
+        .parse_and_finish(&source)
         .map_err(io_err)?;
     let mut pairs = pairs.into_reader()?;
     let mut comp = Composition::default();
+    let copied = CONN_COLUMNS.len();
     let col = |b: &RecordBatch, name: &str| b.column_by_name(name).expect("conn column").as_primitive::<Int64Type>().clone();
-    for batch in reader {
-        let batch = batch.map_err(io_err)?;
-        let mut cat = StringBuilder::new();
-        let mut client = BooleanBuilder::new();
-        let (ob, rb) = (col(&batch, "orig_ip_bytes"), col(&batch, "resp_ip_bytes"));
-        let (op, rp) = (col(&batch, "orig_pkts"), col(&batch, "resp_pkts"));
-        let (opl, rpl) = (col(&batch, "orig_bytes"), col(&batch, "resp_bytes"));
-        for i in 0..batch.num_rows() {
-            let (o, r) = pairs.next_pair()?;
-            let category = servers.category(local, &o, &r);
-            let orig_client = servers.orig_is_client(&o, &r);
-            cat.append_value(category.name());
-            client.append_value(orig_client);
-            let cell = comp.cells.entry((Scope::of(local, &o, &r), category)).or_default();
-            cell.cnxs += 1;
-            cell.bytes += (ob.value(i) + rb.value(i)) as u64;
-            cell.pkts += (op.value(i) + rp.value(i)) as u64;
-            // Immature transfers (no payload either way) are left out of the
-            // upload/download split, as in thesis Fig. 8.1.
-            let payload = |a: &arrow_array::PrimitiveArray<Int64Type>| if a.is_null(i) { 0 } else { a.value(i) as u64 };
-            let (po, pr) = (payload(&opl), payload(&rpl));
-            if po + pr > 0 {
-                let (up, down) = if orig_client { (ob.value(i), rb.value(i)) } else { (rb.value(i), ob.value(i)) };
-                cell.upload_bytes += up as u64;
-                cell.download_bytes += down as u64;
+    for rg in 0..meta.num_row_groups() {
+        let rg_meta = meta.row_group(rg);
+        let page_index = meta.page_index_for_row_group(rg);
+        let mut out = file_writer.next_row_group().map_err(io_err)?;
+        for (j, chunk) in rg_meta.columns().iter().enumerate() {
+            let close = ColumnCloseResult {
+                bytes_written: chunk.compressed_size() as u64,
+                rows_written: rg_meta.num_rows() as u64,
+                metadata: as_written(chunk).map_err(io_err)?,
+                bloom_filter: None,
+                column_index: page_index.column_index(j).cloned(),
+                offset_index: page_index.offset_index(j).cloned(),
+            };
+            out.append_column(&source, close).map_err(io_err)?;
+        }
+        let mut writers = factory.create_column_writers(rg).map_err(io_err)?.split_off(copied);
+        let builder = ParquetRecordBatchReaderBuilder::try_new(source.try_clone()?).map_err(io_err)?;
+        let volumes = ["orig_ip_bytes", "resp_ip_bytes", "orig_pkts", "resp_pkts", "orig_bytes", "resp_bytes"];
+        let mask = ProjectionMask::columns(builder.parquet_schema(), volumes);
+        let reader = builder.with_row_groups(vec![rg]).with_projection(mask).with_batch_size(64 * 1024).build().map_err(io_err)?;
+        for batch in reader {
+            let batch = batch.map_err(io_err)?;
+            let mut cat = StringBuilder::new();
+            let mut client = BooleanBuilder::new();
+            let (ob, rb) = (col(&batch, "orig_ip_bytes"), col(&batch, "resp_ip_bytes"));
+            let (op, rp) = (col(&batch, "orig_pkts"), col(&batch, "resp_pkts"));
+            let (opl, rpl) = (col(&batch, "orig_bytes"), col(&batch, "resp_bytes"));
+            for i in 0..batch.num_rows() {
+                let (o, r) = pairs.next_pair()?;
+                let category = servers.category(local, &o, &r);
+                let orig_client = servers.orig_is_client(&o, &r);
+                cat.append_value(category.name());
+                client.append_value(orig_client);
+                let cell = comp.cells.entry((Scope::of(local, &o, &r), category)).or_default();
+                cell.cnxs += 1;
+                cell.bytes += (ob.value(i) + rb.value(i)) as u64;
+                cell.pkts += (op.value(i) + rp.value(i)) as u64;
+                // Immature transfers (no payload either way) are left out of the
+                // upload/download split, as in thesis Fig. 8.1.
+                let payload = |a: &arrow_array::PrimitiveArray<Int64Type>| if a.is_null(i) { 0 } else { a.value(i) as u64 };
+                let (po, pr) = (payload(&opl), payload(&rpl));
+                if po + pr > 0 {
+                    let (up, down) = if orig_client { (ob.value(i), rb.value(i)) } else { (rb.value(i), ob.value(i)) };
+                    cell.upload_bytes += up as u64;
+                    cell.download_bytes += down as u64;
+                }
+            }
+            let arrays: [ArrayRef; 2] = [Arc::new(cat.finish()), Arc::new(client.finish())];
+            for ((w, field), array) in writers.iter_mut().zip(&final_schema.fields()[copied..]).zip(&arrays) {
+                for leaf in compute_leaves(field, array).map_err(io_err)? {
+                    w.write(&leaf).map_err(io_err)?;
+                }
             }
         }
-        let mut cols: Vec<ArrayRef> = batch.columns().to_vec();
-        cols.push(Arc::new(cat.finish()));
-        cols.push(Arc::new(client.finish()));
-        let full = RecordBatch::try_new(final_schema.clone(), cols).map_err(io_err)?;
-        out.write_batch(&full)?;
+        for w in writers {
+            w.close().map_err(io_err)?.append_to_row_group(&mut out).map_err(io_err)?;
+        }
+        out.close().map_err(io_err)?;
     }
-    Ok((out.close()?, comp))
+    file_writer.close().map_err(io_err)?;
+    Ok((path, comp))
+}
+
+/// A chunk's metadata as the column writer made it. Reading drops one bit
+/// of it: whether the statistics carry the deprecated `min`/`max` copies,
+/// which the writer adds for signed sort orders. Restoring it keeps
+/// connections.parquet byte for byte what encoding the columns again gave.
+fn as_written(chunk: &ColumnChunkMetaData) -> parquet::errors::Result<ColumnChunkMetaData> {
+    let Some(stats) = chunk.statistics() else { return Ok(chunk.clone()) };
+    let legacy = chunk.column_descr().sort_order().is_signed();
+    let stats = match stats.clone() {
+        Statistics::Boolean(v) => Statistics::Boolean(v.with_backwards_compatible_min_max(legacy)),
+        Statistics::Int32(v) => Statistics::Int32(v.with_backwards_compatible_min_max(legacy)),
+        Statistics::Int64(v) => Statistics::Int64(v.with_backwards_compatible_min_max(legacy)),
+        Statistics::Int96(v) => Statistics::Int96(v.with_backwards_compatible_min_max(legacy)),
+        Statistics::Float(v) => Statistics::Float(v.with_backwards_compatible_min_max(legacy)),
+        Statistics::Double(v) => Statistics::Double(v.with_backwards_compatible_min_max(legacy)),
+        Statistics::ByteArray(v) => Statistics::ByteArray(v.with_backwards_compatible_min_max(legacy)),
+        Statistics::FixedLenByteArray(v) => Statistics::FixedLenByteArray(v.with_backwards_compatible_min_max(legacy)),
+    };
+    chunk.clone().into_builder().set_statistics(stats).build()
 }
 
 /// Traffic composition (thesis Tables 8.1/8.2 and Fig. 8.1): per scope and

@@ -11,7 +11,9 @@ use arrow_array::builder::{
 };
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use parquet::arrow::arrow_writer::ArrowRowGroupWriterFactory;
 use parquet::arrow::ArrowWriter;
+use parquet::file::writer::SerializedFileWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
@@ -219,6 +221,13 @@ impl ParquetTable {
             self.writer.write(&batch).map_err(io_err)?;
         }
         Ok(())
+    }
+
+    /// The rows so far flushed, then the file writer underneath, for
+    /// writing row groups column chunk by column chunk.
+    pub fn into_serialized_writer(mut self) -> std::io::Result<(SerializedFileWriter<File>, ArrowRowGroupWriterFactory)> {
+        self.flush()?;
+        self.writer.into_serialized_writer().map_err(io_err)
     }
 
     pub fn close(mut self) -> std::io::Result<PathBuf> {
