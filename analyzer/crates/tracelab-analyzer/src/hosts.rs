@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use tracelab_decode::{ip_proto, Addr};
-use tracelab_flow::ConnRecord;
+use tracelab_flow::{ConnRecord, MixBuild};
 
 use crate::scope::{LocalNets, Servers};
 
@@ -20,10 +20,10 @@ use crate::scope::{LocalNets, Servers};
 pub struct HostStats {
     pub incnx: u64,
     pub outcnx: u64,
-    dports_in: HashSet<u16>,
-    dports_out: HashSet<u16>,
-    peers_in: HashSet<Addr>,
-    peers_out: HashSet<Addr>,
+    dports_in: HashSet<u16, MixBuild>,
+    dports_out: HashSet<u16, MixBuild>,
+    peers_in: HashSet<Addr, MixBuild>,
+    peers_out: HashSet<Addr, MixBuild>,
     pub bytes_in: u64,
     pub bytes_out: u64,
     pub pkts_in: u64,
@@ -61,7 +61,7 @@ pub fn accepted(c: &ConnRecord) -> bool {
 
 #[derive(Default)]
 pub struct HostTable {
-    hosts: HashMap<Addr, HostStats>,
+    hosts: HashMap<Addr, HostStats, MixBuild>,
 }
 
 impl HostTable {
@@ -107,7 +107,7 @@ impl HostTable {
 
     /// Servers learned from the trace, plus the given ones.
     pub fn servers(&self, extra: &[Addr]) -> Servers {
-        let mut s: HashSet<Addr> =
+        let mut s: HashSet<Addr, MixBuild> =
             self.hosts.iter().filter(|(_, h)| h.accepted_tcp).map(|(a, _)| *a).collect();
         s.extend(extra.iter().copied());
         Servers(s)

@@ -7,23 +7,22 @@ use std::fmt;
 use std::str::FromStr;
 
 use tracelab_decode::Addr;
+use tracelab_flow::MixBuild;
 
 /// An IPv4 or IPv6 network, e.g. `10.0.0.0/8` or `fe80::/10`. IPv4 networks
 /// are held in their IPv4-mapped form, like [`Addr`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cidr {
-    net: [u8; 16],
-    prefix: u8, // over the 128-bit form
+    /// The network and its prefix mask over the 128-bit form, as integers:
+    /// membership is one XOR and one AND (it is asked for every packet).
+    net: u128,
+    mask: u128,
+    prefix: u8,
 }
 
 impl Cidr {
     pub fn contains(&self, a: &Addr) -> bool {
-        let full = (self.prefix / 8) as usize;
-        if a.0[..full] != self.net[..full] {
-            return false;
-        }
-        let rest = self.prefix % 8;
-        rest == 0 || (a.0[full] ^ self.net[full]) >> (8 - rest) == 0
+        (u128::from_be_bytes(a.0) ^ self.net) & self.mask == 0
     }
 }
 
@@ -47,19 +46,16 @@ impl FromStr for Cidr {
             None => max,
         };
         let prefix = if ip.is_ipv4() { len + 96 } else { len };
-        let mut net = Addr::from(ip).0;
-        // Clear host bits so `10.1.2.3/8` means 10.0.0.0/8.
-        for (i, byte) in net.iter_mut().enumerate() {
-            let keep = (prefix as i32 - 8 * i as i32).clamp(0, 8);
-            *byte &= if keep == 8 { 0xff } else { !(0xffu8 >> keep) };
-        }
-        Ok(Cidr { net, prefix })
+        let mask = u128::MAX.checked_shl(128 - u32::from(prefix)).unwrap_or(0);
+        // Host bits cleared, so `10.1.2.3/8` means 10.0.0.0/8.
+        let net = u128::from_be_bytes(Addr::from(ip).0) & mask;
+        Ok(Cidr { net, mask, prefix })
     }
 }
 
 impl fmt::Display for Cidr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let a = Addr(self.net);
+        let a = Addr(self.net.to_be_bytes());
         let len = if a.is_v4() { self.prefix - 96 } else { self.prefix };
         write!(f, "{a}/{len}")
     }
@@ -133,7 +129,7 @@ impl Category {
 
 /// The hosts that act as servers.
 #[derive(Clone, Debug, Default)]
-pub struct Servers(pub HashSet<Addr>);
+pub struct Servers(pub HashSet<Addr, MixBuild>);
 
 impl Servers {
     pub fn is_server(&self, a: &Addr) -> bool {

@@ -170,6 +170,35 @@ impl Hasher for FxHasher {
 
 pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
 
+/// FxHash finished by [`splitmix64`], for std tables keyed by addresses or
+/// ports: deterministic and a few instructions per word (SipHash cost more
+/// than the host-table work around it). The finish matters: an IPv4-mapped
+/// address keeps its variable bytes in the high half of its last word, so
+/// plain FxHash leaves the low bits hashbrown indexes by the same for every
+/// IPv4 address.
+#[derive(Default, Clone, Copy)]
+pub struct MixHasher(FxHasher);
+
+impl Hasher for MixHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.write(bytes)
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0.write_u64(i)
+    }
+    fn write_u16(&mut self, i: u16) {
+        self.0.write_u64(i as u64)
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.0.write_u64(i as u64)
+    }
+    fn finish(&self) -> u64 {
+        splitmix64(self.0.finish())
+    }
+}
+
+pub type MixBuild = BuildHasherDefault<MixHasher>;
+
 /// Finaliser with full avalanche, so `hash % shards` uses every input bit.
 pub(crate) fn splitmix64(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);

@@ -20,6 +20,7 @@ mod record;
 mod tcp;
 mod tracker;
 
+pub use key::{MixBuild, MixHasher};
 pub use metrics::{flight, rtt_a_b, theory_ns};
 pub use record::*;
 pub use tracker::Tracker;
