@@ -16,8 +16,11 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..").canonicalize().unwrap()
 }
 
+#[path = "../../../test-support/shared_datasets.rs"]
+mod shared_datasets;
+
 fn shared() -> PathBuf {
-    repo().join("../shared/datasets")
+    shared_datasets::datasets()
 }
 
 fn tmp(name: &str) -> PathBuf {
@@ -144,10 +147,7 @@ fn outputs_identical_across_threads_and_readers() {
 /// trace of the shared datasets; no trace makes the analyzer crash.
 #[test]
 fn every_shared_trace_is_accounted_for() {
-    let mut traces = Vec::new();
-    for sub in ["real", "zeek-baselines"] {
-        collect_traces(&shared().join(sub), &mut traces);
-    }
+    let traces = shared_datasets::traces(&shared_datasets::datasets());
     assert!(traces.len() > 100, "found only {} traces under {}", traces.len(), shared().display());
     let mut read_errors = 0;
     for (i, t) in traces.iter().enumerate() {
@@ -183,20 +183,6 @@ fn every_shared_trace_is_accounted_for() {
     }
     // The MANIFEST lists truncated traces among the shared ones.
     assert!(read_errors > 0, "expected some truncated traces among {}", traces.len());
-}
-
-fn collect_traces(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            collect_traces(&p, out);
-        } else if let Some(ext) = p.extension().and_then(|e| e.to_str()) {
-            if matches!(ext, "pcap" | "pcapng" | "cap" | "gz") {
-                out.push(p);
-            }
-        }
-    }
 }
 
 /// Count the whole records of a classic pcap by walking its headers: the

@@ -3,40 +3,13 @@
 //! conversation frame counts, and the MANIFEST's UDP conversation counts).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use tracelab_decode::{decode, ip_proto, SkipReason};
 
-fn datasets() -> PathBuf {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/datasets");
-    assert!(
-        d.join("MANIFEST.md").is_file(),
-        "datasets not found at {} (expected beside the checkout)",
-        d.display()
-    );
-    d.canonicalize().unwrap()
-}
-
-fn traces(root: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if matches!(
-                p.extension().and_then(|x| x.to_str()),
-                Some("pcap" | "pcapng" | "gz")
-            ) {
-                out.push(p);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&root.join("real"), &mut out);
-    walk(&root.join("zeek-baselines"), &mut out);
-    out.sort();
-    out
-}
+#[path = "../../../test-support/shared_datasets.rs"]
+mod shared_datasets;
+use shared_datasets::{datasets, traces};
 
 /// An endpoint as tshark prints it: `addr:port`.
 type Conv = (String, String);

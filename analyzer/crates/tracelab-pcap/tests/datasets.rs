@@ -4,43 +4,13 @@
 //! itself, frame by frame (timestamp, lengths, link type, bytes).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use tracelab_pcap::{libpcap, FrameSource, ReadError};
 
-/// `../shared/datasets` beside the checkout (in CI too); its absence is a
-/// failure, not a skip.
-fn datasets() -> PathBuf {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/datasets");
-    assert!(
-        d.join("MANIFEST.md").is_file(),
-        "datasets not found at {} (expected beside the checkout)",
-        d.display()
-    );
-    d.canonicalize().unwrap()
-}
-
-fn traces(root: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if matches!(
-                p.extension().and_then(|x| x.to_str()),
-                Some("pcap" | "pcapng" | "gz")
-            ) {
-                out.push(p);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for sub in ["real", "zeek-baselines"] {
-        walk(&root.join(sub), &mut out);
-    }
-    out.sort();
-    out
-}
+#[path = "../../../test-support/shared_datasets.rs"]
+mod shared_datasets;
+use shared_datasets::{datasets, traces};
 
 /// What a reader produced: frames (owned) and the error that ended it.
 #[derive(Debug)]
