@@ -268,14 +268,16 @@ TEST(ChuMQ, TimerRestartFromHeadVersusFromNow) {
 // timer at 0 + 200 us. Real-time packet 300 (buffer 1) at 0.5 us expires at
 // 100.5; sensing 200 (buffer 0) at 45 expires at 95; sensing 201 at 97.
 // Both expiries fall inside file chunk 13, [93.6, 100.8).
+// No timer of buffer 2 expires before 200 us, so timer_first and priority
+// order these chunks alike.
 struct ContentionCase {
   std::vector<std::pair<Time, std::vector<uint64_t>>> chunks;
   ChunkStats stats;
 };
-ContentionCase run_contention(bool chunk_fifo) {
+ContentionCase run_contention(ChuMQContention contention) {
   ChuMQConfig c;
   c.shim = false;
-  c.chunk_fifo = chunk_fifo;
+  c.contention = contention;
   ChuMQ q(c);
   Sim s(q);
   for (uint64_t i = 0; i < 120; ++i) s.arrive(pkt(1500, 200 * us, i), 0);
@@ -287,8 +289,7 @@ ContentionCase run_contention(bool chunk_fifo) {
   return {s.chunks, q.stats()};
 }
 
-TEST(ChuMQ, PriorityAtTheLinkFreeInstantWaitsForTheChunkOnTheWireOnly) {
-  const ContentionCase r = run_contention(/*chunk_fifo=*/false);
+void expect_link_free_instant_order(const ContentionCase& r) {
   ASSERT_EQ(r.chunks.size(), 22u);
   // At 100.8 us both minor buffers are ready: buffer 0 first, and sensing
   // 201, which arrived while its buffer waited, rides in the same chunk.
@@ -307,8 +308,16 @@ TEST(ChuMQ, PriorityAtTheLinkFreeInstantWaitsForTheChunkOnTheWireOnly) {
   EXPECT_EQ(r.stats.timer_chunks, 3u);
 }
 
+TEST(ChuMQ, TimerFirstAtTheLinkFreeInstantWaitsForTheChunkOnTheWireOnly) {
+  expect_link_free_instant_order(run_contention(ChuMQContention::kTimerFirst));
+}
+
+TEST(ChuMQ, PriorityAtTheLinkFreeInstantWaitsForTheChunkOnTheWireOnly) {
+  expect_link_free_instant_order(run_contention(ChuMQContention::kPriority));
+}
+
 TEST(ChuMQ, ChunkFifoOptionQueuesFormedChunksBehindTheBacklog) {
-  const ContentionCase r = run_contention(/*chunk_fifo=*/true);
+  const ContentionCase r = run_contention(ChuMQContention::kFifo);
   ASSERT_EQ(r.chunks.size(), 23u);
   // All 19 MTU chunks were formed at t = 0; the minor chunks formed at 95
   // and 100.5 us wait for the last of them to end at 136.8 us.
@@ -321,6 +330,64 @@ TEST(ChuMQ, ChunkFifoOptionQueuesFormedChunksBehindTheBacklog) {
   EXPECT_EQ(r.chunks[22].first, 200 * us);
   EXPECT_EQ(r.stats.violations, 2u);
   EXPECT_EQ(r.stats.max_excess, 136'800'000 - 95 * us);
+}
+
+// Where timer_first and priority differ: an expired timer against a buffer
+// that is only above the MTU, both ready when the link frees (shim off,
+// 10 Gb/s: 9000 B = 7.2 us, 1500 B = 1.2 us). File packet 0 (buffer 2) at
+// t = 0 expires at 200 us. Seven 1500-B packets with a 100-us budget
+// (buffer 1) at 199 us exceed the MTU: six leave at once, on the wire
+// [199, 206.2); the seventh waits for its timer, 199 + 100. 226 sensing
+// packets (40 B, buffer 0) at 201 us are 9040 B, above the MTU. At 206.2 us
+// buffer 2 has expired and buffer 0 is above the MTU.
+struct TimerOrMtuCase {
+  std::vector<std::pair<Time, std::vector<uint64_t>>> chunks;
+  ChunkStats stats;
+};
+TimerOrMtuCase run_timer_or_mtu(ChuMQContention contention) {
+  ChuMQConfig c;
+  c.shim = false;
+  c.contention = contention;
+  ChuMQ q(c);
+  Sim s(q);
+  s.arrive(pkt(1500, 200 * us, 0), 0);
+  for (uint64_t i = 0; i < 7; ++i) s.arrive(pkt(1500, 100 * us, 100 + i), 199 * us);
+  for (uint64_t i = 0; i < 226; ++i) s.arrive(pkt(40, 50 * us, 1000 + i), 201 * us);
+  s.drain();
+  expect_conserved(q);
+  return {s.chunks, q.stats()};
+}
+
+TEST(ChuMQ, TimerFirstServesTheExpiredBufferBeforeOneAboveTheMtu) {
+  const TimerOrMtuCase r = run_timer_or_mtu(ChuMQContention::kTimerFirst);
+  ASSERT_EQ(r.chunks.size(), 5u);
+  EXPECT_EQ(r.chunks[0].first, 199 * us);
+  EXPECT_EQ(r.chunks[0].second.size(), 6u);
+  EXPECT_EQ(r.chunks[1].first, 206'200'000);  // file 0, 6.2 us late
+  EXPECT_EQ(r.chunks[1].second, (std::vector<uint64_t>{0}));
+  EXPECT_EQ(r.chunks[2].first, 207'400'000);  // 225 sensing = 9000 B
+  EXPECT_EQ(r.chunks[2].second.size(), 225u);
+  EXPECT_EQ(r.chunks[3].first, 251 * us);  // sensing 1225: 201 + 50
+  EXPECT_EQ(r.chunks[3].second, (std::vector<uint64_t>{1225}));
+  EXPECT_EQ(r.chunks[4].first, 299 * us);  // real-time 106: 199 + 100
+  EXPECT_EQ(r.chunks[4].second, (std::vector<uint64_t>{106}));
+  EXPECT_EQ(r.stats.violations, 1u);
+  EXPECT_EQ(r.stats.max_excess, 6'200'000);
+  EXPECT_EQ(r.stats.mtu_chunks, 2u);
+  EXPECT_EQ(r.stats.timer_chunks, 3u);
+}
+
+TEST(ChuMQ, PriorityServesTheLowestIndexReadyBufferEvenIfOnlyAboveTheMtu) {
+  const TimerOrMtuCase r = run_timer_or_mtu(ChuMQContention::kPriority);
+  ASSERT_EQ(r.chunks.size(), 5u);
+  EXPECT_EQ(r.chunks[1].first, 206'200'000);  // the sensing chunk first
+  EXPECT_EQ(r.chunks[1].second.size(), 225u);
+  EXPECT_EQ(r.chunks[2].first, 213'400'000);  // file 0, 13.4 us late
+  EXPECT_EQ(r.chunks[2].second, (std::vector<uint64_t>{0}));
+  EXPECT_EQ(r.chunks[3].first, 251 * us);
+  EXPECT_EQ(r.chunks[4].first, 299 * us);
+  EXPECT_EQ(r.stats.violations, 1u);
+  EXPECT_EQ(r.stats.max_excess, 13'400'000);
 }
 
 // Over-MTU content is ready at once and leaves in MTU-sized chunks from the

@@ -181,7 +181,7 @@ const Builder kBuilders[] = {
      [](Spec& s, const NodeContext& n) { return build_ncq(s, n, NcqVariant::kNcqPlus); }},
     {"basicq", "basicq(mtu=9000, shim=1, capacity=16384 packets): BasiCQ chunking (§6.3)",
      detail::build_basicq},
-    {"chumq", "chumq(timers=50us/100us/200us, mtu=9000, shim=1, cea=0, restart=head|now, contention=priority|fifo, capacity=16384): ChuMQ (§6.4, §6.6)",
+    {"chumq", "chumq(timers=50us/100us/200us, mtu=9000, shim=1, cea=0, restart=head|now, contention=timer_first|priority|fifo, capacity=16384): ChuMQ (§6.4, §6.6)",
      detail::build_chumq},
     {"chutq", "chutq(policy=dcf|tpf|cef, timers=50us/100us/200us, mtu=9000, shim=1, cea=0, expired=first|last, capacity=16384): ChuTQ (§6.5, §6.6)",
      detail::build_chutq},

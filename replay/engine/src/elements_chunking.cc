@@ -66,9 +66,13 @@ BuiltCore build_chumq(Spec& s, const NodeContext&) {
   c.shim = s.flag("shim", c.shim);
   c.cea = s.flag("cea", c.cea);
   c.restart_from_head = choice<bool>(s, "restart", "head", {{"head", true}, {"now", false}});
-  // priority: the lowest-index ready buffer at the link-free instant [000 §4.2];
-  // fifo: formed chunks queue in front of the link (spec §6.2, literal).
-  c.chunk_fifo = choice<bool>(s, "contention", "priority", {{"priority", false}, {"fifo", true}});
+  // At the link-free instant: timer_first, expired buffers then buffers above
+  // the MTU, lowest index first [000 §4.2, §7.2.2]; priority, the lowest-index
+  // ready buffer; fifo, formed chunks queue in front of the link (§6.2, literal).
+  c.contention = choice<ChuMQContention>(s, "contention", "timer_first",
+                                         {{"timer_first", ChuMQContention::kTimerFirst},
+                                          {"priority", ChuMQContention::kPriority},
+                                          {"fifo", ChuMQContention::kFifo}});
   c.capacity_packets = chunk_capacity(s);
   return plain<ChuMQ>(c);
 }

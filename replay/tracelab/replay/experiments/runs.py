@@ -125,12 +125,14 @@ def e_chk_3(scale: float) -> Outcome:
                 ["Λ", "class", "ChuMQ R_v", "Eq.4 lower", "approx", "upper", "BasiCQ", "ChuTQ DCF", "max excess µs"])
     o.notes += CHK_NOTES + [
         f"Traffic active for {scale * 1000:g} ms per point.",
-        "ChuMQ contention as [000 §4.2] describes it (chumq contention=priority, the default): when the link "
-        "is free the buffers are checked in priority order and the lowest-index ready buffer (timer expired or "
-        "content above the MTU) sends its chunk, so a minor-class chunk waits at most for the chunk on the wire "
-        "and for lower-index chunks ready at the same instant. With the spec's literal FIFO of formed chunks "
-        "(contention=fifo) the dominant class's MTU chunks queue as an M/D/1 at ρ ≈ 0.9 and at Λ = 0.9 the "
-        "minor classes left the Eq. 4 bounds (R_v 0.196/0.183, max excess 48 µs against the seed's 7.82 µs).",
+        "ChuMQ contention (chumq contention=timer_first, the default): when the link is free, a buffer whose "
+        "timer has expired goes first, lowest index first ([000 §4.2]), then a buffer above the MTU, lowest "
+        "index first; a minor-class chunk therefore waits for the chunk on the wire and for lower-index chunks "
+        "ready at the same instant. Here the minor classes are the lower indices, so contention=priority (the "
+        "lowest-index ready buffer, whatever made it ready) gives the same R_v. With the spec's literal FIFO of "
+        "formed chunks (contention=fifo) the dominant class's MTU chunks queue as an M/D/1 at ρ ≈ 0.9 and at "
+        "Λ = 0.9 the minor classes left the Eq. 4 bounds (R_v 0.196/0.183, max excess 48 µs against the seed's "
+        "7.82 µs).",
     ]
     duration = int(scale * S)
     minor_rv = {0: [], 1: []}
@@ -177,12 +179,18 @@ def e_chk_4(scale: float) -> Outcome:
         "spec's default (expired=first, alpha = +inf) lets the expired packets of every class take precedence in "
         "overload, so DCF/TPF lose their protection; the rows marked 'expired=first' show that default, "
         "unchecked. The literal alpha = 1/r (negative once expired) fixes TPF but leaves DCF sensing near 99 %.",
-        "ChuMQ runs with contention=priority ([000 §4.2]: the lowest-index ready buffer at the link-free "
-        "instant). Under that reading sensing and real-time chunks leave on MTU excess within 18 µs and wait "
-        "at most one chunk, so their R_v is 0, not the published 20.42 / 38.33 %; the file class matches. "
-        "The row 'contention=fifo' (the spec's literal FIFO of formed chunks, unchecked) puts every class "
-        "behind the growing chunk FIFO (≈ 99 %). The published values lie between the two readings; what in "
-        "the seed's simulator produces them is not stated (open).",
+        "ChuMQ runs with contention=timer_first: at the link-free instant expired timers go first (lowest "
+        "index), then buffers above the MTU. [000 §4.2] orders simultaneous expiries by index and §7.2.2 "
+        "credits the protection to the timers ('the value of the timer for packets with short acceptable "
+        "waiting times is set to a small value, thereby allowing priority control to work'). In overload the "
+        "backlogged file buffer's head is always expired, so a sensing or real-time buffer above the MTU waits "
+        "for its own timer and then for the chunk on the wire: with the link saturated by 7.2-µs chunks the "
+        "wait is uniform on [0, 7.2) µs, a sensing chunk spans the 18 µs in which 9000 B of sensing arrive at "
+        "4 Gb/s, and the packet at offset a violates iff the wait exceeds a, so R_v(sensing) ≈ 3.6/18 = 20 % "
+        "(published 20.42 %); real-time chunks also wait behind sensing chunks expiring with them (38.33 %). "
+        "The unchecked rows show the other readings: contention=priority (the lowest-index ready buffer, "
+        "whatever made it ready: sensing and real-time leave on MTU excess within 18 µs, R_v 0) and the spec's "
+        "literal FIFO of formed chunks (contention=fifo: every class behind the growing chunk FIFO, ≈ 99 %).",
     ]
     d = int(scale * S)
     t1, t2 = int(0.3 * d), int(0.5 * d)
@@ -208,9 +216,10 @@ def e_chk_4(scale: float) -> Outcome:
             else:
                 o.check(f"{scheme} {name}: {want} ± 10 points", abs(got - want) <= 10, f"{got:.2f}")
     # The other readings, shown for comparison (not checked): the spec's
-    # default for expired ChuTQ packets, and ChuMQ's literal chunk FIFO.
+    # default for expired ChuTQ packets, ChuMQ's lowest-index ready buffer and literal chunk FIFO.
     others = {"ChuTQ (DCF), expired=first": ("ChuTQ (DCF)", CHK_SCHEMES["ChuTQ (DCF)"]),
               "ChuTQ (TPF), expired=first": ("ChuTQ (TPF)", CHK_SCHEMES["ChuTQ (TPF)"]),
+              "ChuMQ, contention=priority": ("ChuMQ", "chumq(shim=0, contention=priority)"),
               "ChuMQ, contention=fifo": ("ChuMQ", "chumq(shim=0, contention=fifo)")}
     for label, (scheme, element) in others.items():
         cfg = {"sources": sources, "nodes": [{"element": element, "rate": "10G"}], "classes": CHK_CLASSES,
