@@ -294,25 +294,60 @@ def e_mtq_4(scale: float) -> Outcome:
 
 # ------------------------------------------------------------------ thesis
 
+THS_SIZES = (1.0, 6, 6667)  # bzipf(shape, min, max) packets: P(k) ∝ k^-(shape+1)
+THS_P_INS = 0.01
+
+
+def insertion_fraction(p_ins: float, shape: float, lo: int, hi: int) -> tuple[float, float]:
+    """(E[1 − (1−p)^N], mean N) for N ~ bzipf(shape, lo, hi): the share of flows that X-Protect's
+    per-packet test inserts into its table at some packet. Both tables keep an entry until 30–35 s after
+    the flow's last packet, so X-Protect/LAS ≈ this share when flows are short next to the timeout."""
+    w = [k ** -(shape + 1) for k in range(lo, hi + 1)]
+    total = sum(w)
+    inserted = sum(x * (1 - (1 - p_ins) ** k) for k, x in zip(range(lo, hi + 1), w)) / total
+    return inserted, sum(x * k for k, x in zip(range(lo, hi + 1), w)) / total
+
+
 def e_ths_3(scale: float) -> Outcome:
     """Table 4.1: flow-table sizes of LAS, X-Protect and EFD (open-loop part)."""
     o = Outcome("E-THS-3", "Flow-table size, LAS vs X-Protect vs EFD ([003] Table 4.1, open loop)",
-                ["load", "LAS mean", "pub.", "X-Protect mean", "pub.", "EFD mean", "pub.", "EFD max", "queue max"])
+                ["load", "LAS mean", "pub.", "X-Protect mean", "pub.", "X/LAS", "pub.", "E[1−(1−p)^N]",
+                 "EFD mean", "pub.", "EFD max", "queue max"])
+    share, mean_n = insertion_fraction(THS_P_INS, *THS_SIZES)
+    bound = 1 - (1 - THS_P_INS) ** 40
     o.notes += [
         "Open loop (no TCP): Poisson flow arrivals, bounded Zipf sizes bzipf(1.0, 6, 6667) packets of 1500 B "
-        "(mean 39 packets ≈ the thesis' 40 MSS; CoV 4.8 — the seed's CoV 6 is not reachable with these bounds), "
-        "each flow sent at its 100 Mb/s access rate into a 10 Mb/s bottleneck, buffer 300 packets.",
-        "LAS and X-Protect tables scanned every 5 s, entries idle ≥ 30 s removed; X-Protect p_ins = 0.01.",
-        f"Duration {scale:g} s (the seed: 1000 s). Closed-loop TCP is not modelled, so absolute sizes differ; "
-        "the checks are the spec's ratios and the invariant.",
+        f"(mean {mean_n:.0f} packets ≈ the thesis' 40 MSS; CoV 4.8 — the seed's CoV 6 is not reachable with "
+        "these bounds), each flow sent at its 100 Mb/s access rate into a 10 Mb/s bottleneck, buffer 300 packets.",
+        f"LAS and X-Protect tables scanned every 5 s, entries idle ≥ 30 s removed; X-Protect p_ins = {THS_P_INS} "
+        "tested at every packet of an untracked flow ([003 §4.6.1]: 'a test is performed at each packet arrival "
+        "for flows that have not already be incorporated in the flow table', 'a low probability, say 1%'). "
+        "Table sizes are time-weighted means over the run.",
+        f"Duration {scale:g} s (the seed: 1000 s). Closed-loop TCP is not modelled, so absolute sizes differ "
+        "(LAS ≈ flow arrival rate × 32.5 s here); the checks are the spec's ratios and the invariant.",
+        "X-Protect/LAS in [0.35, 0.65] (the spec's tolerance around the thesis' 'roughly halves', published "
+        "0.45 and 0.50) is not reachable with the seed's p = 1 %. A flow's X-Protect entry lives from the packet "
+        "that passes the test to 30–35 s after the flow's last packet, its LAS entry from the first packet to "
+        "30–35 s after the last, so with flows short next to the timeout X-Protect/LAS is the share of flows "
+        "ever inserted, E[1 − (1−p)^N]. That function of N is concave: by Jensen's inequality the share is at "
+        f"most 1 − (1−p)^E[N] = {bound:.3f} for a mean of 40 packets, whatever the size distribution, and "
+        f"{share:.3f} for the bounded Zipf used here, which the simulation reproduces (X/LAS column, model "
+        "check ±0.03). The thesis' own Table 4.2 does not leave room for TCP to close the gap at 8 Mb/s: short "
+        "flows average 21 MSS (≤ 1 − 0.99^24 = 21.4 % inserted, counting three control packets), long ones (≈ 1000 MSS, 2 % of flows, "
+        "half the bytes) are all inserted, and even with X-Protect entries at their longest (35 s after FIFO's "
+        "response times) against LAS entries at their shortest (30 s after LAS's), X-Protect/LAS ≤ 0.27. The "
+        "published ratio needs p ≈ 4 % with these sizes or flows of several hundred packets with p = 1 %; the "
+        "seed states neither (⚠AMB-6: p_ins NOT IN SEEDS beyond 'say 1%'), so the spec's check stays failing.",
     ]
     published = {0.8: (392.4961, 176.8407, 1.9997), 1.5: (704.0326, 352.9599, 27.9053)}
+    shape, lo, hi = THS_SIZES
     for load, pub in published.items():
-        src = (f"flows(load={load}, link=10M, packets=bzipf(1.0,6,6667), size=1500, peak=100M, "
+        src = (f"flows(load={load}, link=10M, packets=bzipf({shape},{lo},{hi}), size=1500, peak=100M, "
                f"stop={scale}s, seed=7)")
         sizes = {}
         efd_max = qmax = 0
-        for name, element in [("las", "las(capacity=300)"), ("xprotect", "xprotect(capacity=300, p_ins=0.01)"),
+        for name, element in [("las", "las(capacity=300)"),
+                              ("xprotect", f"xprotect(capacity=300, p_ins={THS_P_INS})"),
                               ("efd", "efd(capacity=300, th=30000)")]:
             m = engine.run({"sources": [src], "nodes": [{"element": element, "rate": "10M"}],
                             "until": f"{scale}s", "max_delay_samples": 0})
@@ -320,12 +355,14 @@ def e_ths_3(scale: float) -> Outcome:
             sizes[name] = n["flow_table"]["time_weighted_mean"]
             if name == "efd":
                 efd_max, qmax = n["flow_table"]["max"], n["highwater_packets"]
-        o.rows.append([load, f"{sizes['las']:.1f}", pub[0], f"{sizes['xprotect']:.1f}", pub[1],
-                       f"{sizes['efd']:.2f}", pub[2], efd_max, qmax])
+        ratio = sizes["xprotect"] / sizes["las"]
+        o.rows.append([load, f"{sizes['las']:.1f}", pub[0], f"{sizes['xprotect']:.1f}", pub[1], f"{ratio:.3f}",
+                       f"{pub[1] / pub[0]:.3f}", f"{share:.3f}", f"{sizes['efd']:.2f}", pub[2], efd_max, qmax])
         o.check(f"load {load}: EFD table ≤ queue length (INV)", efd_max <= qmax, f"{efd_max} ≤ {qmax}")
         o.check(f"load {load}: LAS/EFD ≥ 10", sizes["las"] >= 10 * sizes["efd"], f"{sizes['las'] / sizes['efd']:.1f}")
-        ratio = sizes["xprotect"] / sizes["las"]
         o.check(f"load {load}: X-Protect/LAS in [0.35, 0.65]", 0.35 <= ratio <= 0.65, f"{ratio:.2f}")
+        o.check(f"load {load}: X-Protect/LAS = E[1 − (1−p)^N] ± 0.03 (model)", abs(ratio - share) <= 0.03,
+                f"{ratio:.3f} vs {share:.3f}")
         o.check(f"load {load}: EFD at most a few tens of entries", sizes["efd"] <= 50, f"{sizes['efd']:.2f}")
     return o
 
