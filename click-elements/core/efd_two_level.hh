@@ -221,6 +221,9 @@ class TwoLevelQueue : public QueueCore {
     return true;
   }
 
+  // Spelled out (same as QueueCore's) so a caller holding the concrete
+  // type gets a direct, inlinable call.
+  Time next_ready(Time now) const final { return length_packets() ? now : kNever; }
   uint64_t length_packets() const final { return high_.size() + low_.size(); }
   uint64_t length_bytes() const final { return meter_.bytes() - (service_.busy ? service_.packet.length : 0); }
 

@@ -42,6 +42,9 @@ class FifoCore final : public QueueCore {
     return true;
   }
 
+  // Spelled out (same as QueueCore's) so a caller holding the concrete
+  // type gets a direct, inlinable call.
+  Time next_ready(Time now) const override { return ring_.empty() ? kNever : now; }
   uint64_t length_packets() const override { return ring_.size(); }
   uint64_t length_bytes() const override { return meter_.bytes() - (service_.busy ? service_.packet.length : 0); }
   const BufferMeter& meter() const { return meter_; }

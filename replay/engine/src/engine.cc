@@ -5,8 +5,13 @@
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
+#include "chutq.hh"
+#include "efd.hh"
 #include "elements.hh"
+#include "fifo.hh"
 #include "sources.hh"
 #include "spec.hh"
 
@@ -23,7 +28,7 @@ class Ring {
   size_t size() const { return size_; }
   const T& front() const { return buf_[head_]; }
   void push(const T& v) {
-    if (size_ == buf_.size()) grow();
+    if (size_ > mask_) grow();
     buf_[(head_ + size_) & mask_] = v;
     ++size_;
   }
@@ -36,14 +41,14 @@ class Ring {
 
  private:
   void grow() {
-    std::vector<T> bigger(buf_.empty() ? 64 : buf_.size() * 2);
+    std::vector<T> bigger(buf_.size() * 2);
     for (size_t i = 0; i < size_; ++i) bigger[i] = buf_[(head_ + i) & mask_];
     buf_.swap(bigger);
     head_ = 0;
     mask_ = buf_.size() - 1;
   }
-  std::vector<T> buf_;
-  size_t head_ = 0, size_ = 0, mask_ = 0;
+  std::vector<T> buf_ = std::vector<T>(64);
+  size_t head_ = 0, size_ = 0, mask_ = 63;
 };
 
 // What the engine remembers of a packet while it is in the network; the
@@ -65,6 +70,19 @@ struct InFlight {
   Time at;
   Packet pkt;
 };
+
+// A packet on its last link needs no more than its record: 16 bytes per
+// delivery instead of a whole Packet.
+struct Delivery {
+  Time at;
+  uint64_t slot;
+};
+
+// Cores that keep a flow table expose its size as flows().
+template <class C, class = void>
+struct HasFlows : std::false_type {};
+template <class C>
+struct HasFlows<C, std::void_t<decltype(std::declval<const C&>().flows())>> : std::true_type {};
 
 }  // namespace
 
@@ -88,7 +106,7 @@ struct Engine::Impl {
     std::vector<Packet> storage;
     Batch batch;
     Ring<InFlight> inbound;     // on the wire from the previous node
-    Ring<InFlight> delivering;  // on the wire from this node to their destination
+    Ring<Delivery> delivering;  // on the wire from this node to their destination
     Sink sink;
     uint64_t offered = 0, transmissions = 0, tx_packets = 0, wire_bytes = 0;
     uint64_t min_tx = UINT64_MAX, max_tx = 0;
@@ -222,26 +240,65 @@ struct Engine::Impl {
   }
 
   // ------------------------------------------------------------ events
+  //
+  // The per-packet functions are templates on the core type. A run whose
+  // nodes all hold one of the cores benchmarked at line rate (FIFO, EFD,
+  // ChuTQ; every core is `final`) calls it directly, so the compiler
+  // inlines enqueue/dequeue/next_ready into the loop; any other run uses
+  // Core = QueueCore and its virtual calls. Both do the same thing.
 
+  template <class Core>
+  static Core& core_of(Node& n) {
+    return static_cast<Core&>(*n.core);
+  }
+
+  template <class Core>
+  static void track_table(Node& n, Time now) {
+    if constexpr (HasFlows<Core>::value) {
+      n.table.set(now, static_cast<uint64_t>(core_of<Core>(n).flows()));
+    } else if (n.built.flow_table_size) {
+      n.table.set(now, n.built.flow_table_size());
+    }
+  }
+
+  template <class Core>
+  static void peak_table(Node& n) {
+    if constexpr (HasFlows<Core>::value) {
+      n.table.peak(static_cast<uint64_t>(core_of<Core>(n).flows()));
+    } else if (n.built.flow_table_size) {
+      n.table.peak(n.built.flow_table_size());
+    }
+  }
+
+  template <class Core>
   void offer(uint32_t k, Packet& p, Time now) {
     Node& n = *nodes[k];
+    Core& core = core_of<Core>(n);
     recs[p.handle].node_arrival = now;
     p.arrival = now;
     ++n.offered;
-    n.core->enqueue(p, now);
-    if (n.built.flow_table_size) n.table.set(now, n.built.flow_table_size());
+    core.enqueue(p, now);
     if (n.link_free_at > now) {
+      track_table<Core>(n, now);
       // The link pulls when it is free; this packet may make that pull due
       // (nothing can be due earlier than the link-free instant).
-      if (n.pull_at != n.link_free_at) schedule_pull(n);
+      if (n.pull_at != n.link_free_at) schedule_pull<Core>(n);
       return;
     }
     // An idle link pulls at once: the same as a pull event at `now`, which
     // would be the next event anyway, without a trip through the loop.
-    n.pull_at = n.core->next_ready(now);
-    if (n.pull_at == now) pull(k, now);
+    n.pull_at = core.next_ready(now);
+    if (n.pull_at != now) {
+      track_table<Core>(n, now);
+      return;
+    }
+    // The pull records the table size at this same instant, so the size
+    // after the enqueue was held for no time: only its peak counts.
+    peak_table<Core>(n);
+    pull<Core>(k, now);
   }
 
+  template <class Core>
   void from_source(size_t i, Time now) {
     Arrival& a = pending[i].a;
     Source& src = *sources[i];
@@ -293,7 +350,7 @@ struct Engine::Impl {
       p.flags |= in.flags;
       if (in.flags & kFlagHasMtq) p.mtq = in.mtq;
     }
-    offer(src.first_node(), p, now);
+    offer<Core>(src.first_node(), p, now);
     refill(i);
   }
 
@@ -303,17 +360,20 @@ struct Engine::Impl {
   // next enqueue (which asks again). An empty core schedules nothing: the
   // arrival that fills it pulls at once if the link is idle by then, which
   // saves the pull that found nothing at the end of every transmission.
+  template <class Core>
   static void schedule_pull(Node& n) {
-    const Time r = n.core->next_ready(n.link_free_at);
+    const Time r = core_of<Core>(n).next_ready(n.link_free_at);
     n.pull_at = r == kNever ? kNever : std::max(r, n.link_free_at);
   }
 
+  template <class Core>
   void pull(uint32_t k, Time now) {
     Node& n = *nodes[k];
-    const bool got = n.core->dequeue(now, n.batch);
-    if (n.built.flow_table_size) n.table.set(now, n.built.flow_table_size());
+    Core& core = core_of<Core>(n);
+    const bool got = core.dequeue(now, n.batch);
+    track_table<Core>(n, now);
     if (!got) {
-      const Time next = n.core->next_ready(now);
+      const Time next = core.next_ready(now);
       if (next <= now)
         throw std::logic_error("node " + std::to_string(k) + " (" + n.cfg.element +
                                "): next_ready() says ready but dequeue() returned nothing");
@@ -330,7 +390,7 @@ struct Engine::Impl {
                               n.cfg.min_service);
     const Time end = now + ser;
     n.link_free_at = end;
-    schedule_pull(n);
+    schedule_pull<Core>(n);
     n.busy += ser;
     ++n.transmissions;
     n.tx_packets += n.batch.count;
@@ -344,7 +404,7 @@ struct Engine::Impl {
       r.queued += now - r.node_arrival;
       n.queue_delay_sum += now - r.node_arrival;
       if (r.exit_node == k) {
-        n.delivering.push({arrive, p});
+        n.delivering.push({arrive, p.handle});
       } else {
         nodes[k + 1]->inbound.push({arrive, p});
       }
@@ -406,10 +466,10 @@ struct Engine::Impl {
   // equal times, without a trip through the loop per packet.
   void flush_deliveries(Time upto) {
     if (nodes.size() == 1) {  // one node: its deliveries are already in time order
-      Ring<InFlight>& d = nodes[0]->delivering;
+      Ring<Delivery>& d = nodes[0]->delivering;
       while (!d.empty() && d.front().at <= upto) {
-        const InFlight f = d.pop();
-        deliver(f.pkt.handle, 0, f.at);
+        const Delivery f = d.pop();
+        deliver(f.slot, 0, f.at);
       }
       return;
     }
@@ -423,12 +483,13 @@ struct Engine::Impl {
           first = &n, k_first = k;
       }
       if (first == nullptr) return;
-      const InFlight f = first->delivering.pop();
-      deliver(f.pkt.handle, k_first, f.at);
+      const Delivery f = first->delivering.pop();
+      deliver(f.slot, k_first, f.at);
     }
   }
 
-  Time loop() {
+  template <class Core>
+  [[gnu::flatten]] Time loop() {
     enum Kind { kNone, kPull, kArrive, kSource };
     Time now = 0;
     for (;;) {
@@ -453,15 +514,15 @@ struct Engine::Impl {
       now = best;
       switch (kind) {
         case kPull:
-          pull(static_cast<uint32_t>(which), now);
+          pull<Core>(static_cast<uint32_t>(which), now);
           break;
         case kArrive: {
           InFlight f = nodes[which]->inbound.pop();
-          offer(static_cast<uint32_t>(which), f.pkt, now);
+          offer<Core>(static_cast<uint32_t>(which), f.pkt, now);
           break;
         }
         case kSource:
-          from_source(which, now);
+          from_source<Core>(which, now);
           break;
         case kNone:
           break;
@@ -469,12 +530,22 @@ struct Engine::Impl {
     }
   }
 
+  template <class Core>
+  bool all_nodes_are() const {
+    for (const auto& n : nodes)
+      if (dynamic_cast<const Core*>(n->core) == nullptr) return false;
+    return true;
+  }
+
   RunResult run() {
     if (ran) throw std::logic_error("Engine::run() can be called once");
     ran = true;
     const auto wall0 = std::chrono::steady_clock::now();
     for (size_t i = 0; i < sources.size(); ++i) refill(i);
-    const Time end = loop();
+    const Time end = all_nodes_are<EfdCore>()    ? loop<EfdCore>()
+                     : all_nodes_are<FifoCore>() ? loop<FifoCore>()
+                     : all_nodes_are<ChuTQ>()    ? loop<ChuTQ>()
+                                                 : loop<QueueCore>();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     if (dumper) pcap_dump_flush(dumper);
     return result(end, wall);

@@ -16,11 +16,11 @@ uint64_t LogHistogram::quantile(double q, uint64_t n) const {
   if (n == 0) return 0;
   const uint64_t rank = rank_of(q, n);
   uint64_t seen = 0;
-  for (size_t i = 0; i < counts_.size(); ++i) {
+  for (size_t i = 0; counts_ != nullptr && i < kBuckets; ++i) {
     seen += counts_[i];
     if (seen >= rank) return upper_edge(i);
   }
-  return upper_edge(counts_.size() - 1);
+  return upper_edge(kBuckets - 1);
 }
 
 void Distribution1D::merge(const Distribution1D& o) {
@@ -28,8 +28,8 @@ void Distribution1D::merge(const Distribution1D& o) {
   const uint64_t room = n_ < max_samples_ ? max_samples_ - n_ : 0;
   samples_.insert(samples_.end(), o.samples_.begin(), o.samples_.begin() + std::min<uint64_t>(room, o.samples_.size()));
   hist_.merge(o.hist_);
-  min_ = n_ == 0 ? o.min_ : std::min(min_, o.min_);
-  max_ = n_ == 0 ? o.max_ : std::max(max_, o.max_);
+  min_ = std::min(min_, o.min_);
+  max_ = std::max(max_, o.max_);
   n_ += o.n_;
   sum_ += o.sum_;
 }

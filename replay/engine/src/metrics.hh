@@ -1,7 +1,10 @@
 // Per-class and per-node measurements of a run.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,13 +22,13 @@ class LogHistogram {
   // The 224 KiB of buckets are allocated by the first add(): a class that
   // never sees a packet (or a violation) costs nothing.
   void add(uint64_t v) {
-    if (counts_.empty()) counts_.assign(kBuckets, 0);
+    if (counts_ == nullptr) allocate();
     ++counts_[index(v)];
   }
   void merge(const LogHistogram& o) {
-    if (o.counts_.empty()) return;
-    if (counts_.empty()) counts_.assign(kBuckets, 0);
-    for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += o.counts_[i];
+    if (o.counts_ == nullptr) return;
+    if (counts_ == nullptr) allocate();
+    for (size_t i = 0; i < kBuckets; ++i) counts_[i] += o.counts_[i];
   }
   // Nearest-rank quantile: the upper edge of the bucket holding rank ceil(q*n).
   uint64_t quantile(double q, uint64_t n) const;
@@ -44,7 +47,8 @@ class LogHistogram {
   }
 
  private:
-  std::vector<uint64_t> counts_;
+  void allocate() { counts_ = std::make_unique<uint64_t[]>(kBuckets); }  // zeroed
+  std::unique_ptr<uint64_t[]> counts_;
 };
 
 struct Quantiles {
@@ -65,8 +69,8 @@ class Distribution1D {
     hist_.add(static_cast<uint64_t>(v < 0 ? 0 : v));
     ++n_;
     sum_ += v;
-    if (n_ == 1 || v < min_) min_ = v;
-    if (n_ == 1 || v > max_) max_ = v;
+    min_ = std::min(min_, v);  // the sentinels below make the first value both
+    max_ = std::max(max_, v);
   }
   uint64_t count() const { return n_; }
   // Adds every value of `other` (the population "all classes").
@@ -79,7 +83,7 @@ class Distribution1D {
   LogHistogram hist_;
   uint64_t n_ = 0;
   __int128 sum_ = 0;
-  int64_t min_ = 0, max_ = 0;
+  int64_t min_ = std::numeric_limits<int64_t>::max(), max_ = std::numeric_limits<int64_t>::min();
 };
 
 // A quantity that changes over time (flow-table size): time-weighted mean,
@@ -91,12 +95,24 @@ class LevelTracker {
     if (level == level_) return;
     account(t);
     level_ = level;
-    if (level > max_) max_ = level;
+    peak(level);
+  }
+  // A level held for no time: it can raise the maximum, and nothing else
+  // (set(t, a) then set(t, b) is peak(a) then set(t, b)).
+  void peak(uint64_t level) {
+    if (level <= max_) return;
+    max_ = level;
+    if (level >= time_at_.size()) time_at_.resize(level + 1, 0);  // so account() never needs to check
   }
   void finish(Time t) { account(t); }
   double mean() const { return total_ > 0 ? static_cast<double>(area_) / static_cast<double>(total_) : 0; }
   uint64_t max() const { return max_; }
-  const std::vector<Time>& time_at_level() const { return time_at_; }
+  // Picoseconds at each level, up to the highest level held for some time.
+  std::vector<Time> time_at_level() const {
+    size_t n = time_at_.size();
+    while (n > 0 && time_at_[n - 1] == 0) --n;
+    return std::vector<Time>(time_at_.begin(), time_at_.begin() + static_cast<std::ptrdiff_t>(n));
+  }
 
  private:
   void account(Time t) {
@@ -104,7 +120,6 @@ class LevelTracker {
     const Time dt = t - last_t_;
     area_ += static_cast<__int128>(dt) * level_;  // exact, and far cheaper than long double
     total_ += dt;
-    if (level_ >= time_at_.size()) time_at_.resize(level_ + 1, 0);
     time_at_[level_] += dt;
     last_t_ = t;
   }
@@ -112,7 +127,7 @@ class LevelTracker {
   uint64_t level_ = 0, max_ = 0;
   __int128 area_ = 0;
   Time total_ = 0;
-  std::vector<Time> time_at_;
+  std::vector<Time> time_at_ = std::vector<Time>(1, 0);  // up to max_
 };
 
 constexpr int kDropReasons = static_cast<int>(DropReason::kCount);
