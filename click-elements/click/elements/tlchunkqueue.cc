@@ -52,13 +52,15 @@ static int parse_us_list(const String& s, Vector<Time>& out, const char* what, E
 
 int TLChunkQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   _scheme = "chutq";
-  String timers = "50 100 200", budgets = "50 100 200", policy = "dcf", expired = "first";
+  String timers = "50 100 200", budgets = "50 100 200", policy = "dcf", expired = "first",
+         contention = "timer_first";
   if (Args(conf, this, errh)
           .read_p("SCHEME", WordArg(), _scheme)
           .read("TIMERS", AnyArg(), timers)
           .read("BUDGETS", AnyArg(), budgets)
           .read("POLICY", WordArg(), policy)
           .read("EXPIRED", WordArg(), expired)
+          .read("CONTENTION", WordArg(), contention)
           .read("CEA", _cea)
           .read("MTU", _mtu)
           .read("CAPACITY", _capacity)
@@ -74,6 +76,10 @@ int TLChunkQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   if (expired == "first") _expired_first = true;
   else if (expired == "last") _expired_first = false;
   else return errh->error("EXPIRED must be first or last");
+  if (contention == "timer_first") _contention = 0;
+  else if (contention == "priority") _contention = 1;
+  else if (contention == "fifo") _contention = 2;
+  else return errh->error("CONTENTION must be timer_first, priority or fifo");
   if (parse_us_list(timers, _timers, "TIMERS", this, errh) < 0 ||
       parse_us_list(budgets, _budgets, "BUDGETS", this, errh) < 0)
     return -1;
@@ -97,6 +103,7 @@ int TLChunkQueue::initialize(ErrorHandler*) {
     c.timers = t;
     c.mtu = _mtu;
     c.cea = _cea;
+    c.contention = static_cast<tracelab::ChuMQContention>(_contention);
     c.capacity_packets = _capacity;
     _core = new ChuMQ(c);
   } else {

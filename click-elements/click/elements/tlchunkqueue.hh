@@ -59,6 +59,14 @@ ChuTQ only: where a class whose head-of-line packet has already used up its
 budget ranks. C<first> (default, the spec's reading): most urgent. C<last>:
 below every packet that can still meet its budget (reproduces [000] Table IV).
 
+=item CONTENTION
+
+ChuMQ only: which ready buffer the free link serves ([000] §4.2, §7.2.2; see
+core/chumq.hh). C<timer_first> (default; reproduces [000] Table IV): buffers
+whose timer expired, lowest class first, then buffers above the MTU.
+C<priority>: the lowest-class ready buffer, whatever made it ready. C<fifo>:
+formed chunks in formation order (the spec's literal FIFO).
+
 =item CEA
 
 Boolean, chunking-efficiency-aware extension (ChuMQ, ChuTQ). Default false.
@@ -148,6 +156,7 @@ class TLChunkQueue : public Element, public tracelab::DropSink {
   Vector<tracelab::Time> _timers, _budgets;
   int _policy = 0;
   bool _expired_first = true;
+  int _contention = 0;  // tracelab::ChuMQContention
   bool _cea = false;
   uint32_t _mtu = 9000;
   uint32_t _capacity = 16384;
