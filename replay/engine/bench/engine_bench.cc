@@ -7,15 +7,32 @@
 //   engine_bench [virtual_seconds=1] [element ...]
 //
 // A real-time factor >= 1 means one virtual second took at most one second.
-// Click is found through $CLICKPREFIX (bin/click) and the package through
-// $TRACELAB_CLICK_PACKAGE (the directory holding tracelab.uo); without them
-// the Click rows print SKIPPED with the reason.
+// RTF_cpu divides by CPU time instead of wall time: on a shared machine the
+// wall clock also measures the neighbours.
+//
+// The Click rows: Click has no source that paces like the engine's CBR
+// (RatedSource under --simtime loses packets the engine does not), so the
+// bench writes the CBR stream as a nanosecond pcap (64-byte IPv4/UDP
+// packets in Ethernet, 1000 flows round robin, packet i at i x 67.2 ns
+// rounded to the nanosecond the format holds) and runs BOTH on that file:
+// the engine's pcap source into the element and its 10 Gb/s link, and
+// `click --simtime` with FromDump(TIMING true) into the package element and
+// TLExactUnqueue(RATE 10 Gb/s, EXTRA 20). The rate ratio is printed only if
+// both offered, delivered and dropped the same numbers of packets; else the
+// row says NOT EQUIVALENT with the counts. Click is found through
+// $CLICKPREFIX (bin/click) and the package through $TRACELAB_CLICK_PACKAGE
+// (the directory holding tracelab.uo); without them the rows print SKIPPED
+// with the reason. The pcap goes to $TMPDIR (default /tmp) and is removed.
+#include <pcap/pcap.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
 #include "engine.hh"
@@ -25,75 +42,166 @@ using namespace tracelab::engine;
 
 namespace {
 
+constexpr Time kGap = 67200;  // ps: 64 B + 20 B at 10 Gb/s
+constexpr uint32_t kFlows = 1000;
+
 bool is_file(const std::string& p) {
   struct stat st;
   return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// The package element equivalent to an engine element, or "" if none.
+double cpu_seconds(int who) {
+  rusage ru{};
+  getrusage(who, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+void print_row(const std::string& label, uint64_t packets, double wall, double cpu, double seconds,
+               const std::string& note = "") {
+  std::printf("%-44s %12llu %10.3f %10.2f %8.2f %10.3f %8.2f%s\n", label.c_str(),
+              static_cast<unsigned long long>(packets), wall, static_cast<double>(packets) / wall / 1e6,
+              seconds / wall, cpu, seconds / cpu, note.c_str());
+}
+
+struct Outcome {
+  uint64_t offered = 0, delivered = 0, dropped = 0;
+  double wall = 0, cpu = 0;
+};
+
+// One engine run; CPU time of this process around it.
+Outcome run_engine(const std::string& source, const std::string& element, const std::vector<ClassConfig>& classes) {
+  RunConfig cfg;
+  cfg.sources = {source};
+  cfg.nodes = {NodeConfig{element, 10000000000ULL, 0, 20}};
+  cfg.classes = classes;
+  // Quantiles from the histogram (0.2 %): 15 M exact samples per
+  // distribution would measure the memory system, not the engine.
+  cfg.max_delay_samples = 0;
+  Engine engine(cfg);
+  const double cpu0 = cpu_seconds(RUSAGE_SELF);
+  const RunResult r = engine.run();
+  return {r.offered, r.delivered, r.dropped, r.wall_seconds, cpu_seconds(RUSAGE_SELF) - cpu0};
+}
+
+// The CBR stream of the engine rows as a nanosecond Ethernet pcap.
+void write_stream(const std::string& path, uint64_t packets) {
+  pcap_t* dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO);
+  pcap_dumper_t* out = dead ? pcap_dump_open(dead, path.c_str()) : nullptr;
+  if (!out) throw std::runtime_error("cannot write " + path + (dead ? ": " + std::string(pcap_geterr(dead)) : ""));
+  uint8_t f[78] = {0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00,  // Ethernet, IPv4
+                   0x45, 0, 0, 64, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,  // IPv4, 64 B, UDP
+                   0, 0, 0x16, 0x2e, 0, 44, 0, 0};                                      // UDP to 5678
+  uint32_t sum = 0;  // IPv4 header checksum: the ports vary, the IP header does not
+  for (int i = 14; i < 34; i += 2) sum += (f[i] << 8) | f[i + 1];
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  f[24] = static_cast<uint8_t>(~sum >> 8);
+  f[25] = static_cast<uint8_t>(~sum);
+  pcap_pkthdr h{};
+  h.caplen = h.len = sizeof f;
+  for (uint64_t i = 0; i < packets; ++i) {
+    const uint64_t ns = (i * static_cast<uint64_t>(kGap) + 500) / 1000;
+    h.ts.tv_sec = static_cast<time_t>(ns / 1000000000ULL);
+    h.ts.tv_usec = static_cast<suseconds_t>(ns % 1000000000ULL);  // nanoseconds in a nano dump
+    const uint32_t port = 1024 + static_cast<uint32_t>(i % kFlows);
+    f[34] = static_cast<uint8_t>(port >> 8);
+    f[35] = static_cast<uint8_t>(port);
+    pcap_dump(reinterpret_cast<u_char*>(out), &h, f);
+  }
+  pcap_dump_close(out);
+  pcap_close(dead);
+}
+
+// The package configuration equivalent to an engine element, or "" if none.
+// ChuTQ: class 0 (Paint) with a 50 us budget on both sides.
 std::string click_element(const std::string& element) {
-  if (element.rfind("fifo", 0) == 0) return "TLFifoQueue(CAPACITY 300)";
-  if (element.rfind("efd", 0) == 0) return "TLEfdQueue(CAPACITY 300, VARIANT befd, THRESHOLD 30000)";
-  if (element.rfind("chutq", 0) == 0) return "TLChunkQueue(chutq)";
+  if (element == "fifo(capacity=300)") return "TLFifoQueue(CAPACITY 300)";
+  if (element == "efd(capacity=300)") return "TLEfdQueue(CAPACITY 300, VARIANT befd, THRESHOLD 30000)";
+  if (element == "chutq(policy=dcf)") return "Paint(0) -> q :: TLChunkQueue(chutq, POLICY dcf, BUDGETS \"50\")";
   return "";
 }
 
-// Click --simtime: RatedSource paces 64-byte IP packets at 14.88 Mpps of
-// simulated time into the element, TLExactUnqueue serializes them; 64 B of
-// IP at 10 Gb/s x 64/84 take the 67.2 ns of 84 B on the wire, as in the
-// engine. One UDP flow: Click has no stock paced many-flow source.
-void click_row(const std::string& element, double seconds) {
-  const char* prefix = std::getenv("CLICKPREFIX");
-  const char* package = std::getenv("TRACELAB_CLICK_PACKAGE");
-  const std::string label = "click --simtime " + element;
-  if (!prefix || !is_file(std::string(prefix) + "/bin/click")) {
-    std::printf("%-44s SKIPPED (no Click installation: set CLICKPREFIX)\n", label.c_str());
-    return;
-  }
-  if (!package || !is_file(std::string(package) + "/tracelab.uo")) {
-    std::printf("%-44s SKIPPED (tracelab Click package not built: set TRACELAB_CLICK_PACKAGE)\n", label.c_str());
-    return;
-  }
-  const std::string ce = click_element(element);
-  if (ce.empty()) {
-    std::printf("%-44s SKIPPED (no equivalent package element)\n", label.c_str());
-    return;
-  }
-  const unsigned long long n = static_cast<unsigned long long>(seconds * 14880952.0 + 0.5);
-  const std::string conf =
-      "require(package \"tracelab\"); "
-      "RatedSource(LENGTH 36, RATE 14880952, LIMIT " + std::to_string(n) + ", STOP true) "
-      "-> UDPIPEncap(10.0.0.1, 1234, 10.0.0.2, 5678) -> in :: Counter -> " + ce +
-      " -> TLExactUnqueue(RATE 7619047619)" + (element.rfind("chutq", 0) == 0 ? " -> TLDechunk" : "") +
-      " -> out :: Counter -> Discard; "
-      "DriverManager(pause, wait 1ms, print \"in=$(in.count) out=$(out.count)\", stop);";
-  const std::string cmd = "CLICKPATH='" + std::string(package) + ":" + prefix + "/lib:" + prefix +
-                          "/share/click' '" + prefix + "/bin/click' --simtime -e '" + conf + "' 2>&1";
+Outcome run_click(const std::string& prefix, const std::string& package, const std::string& pcap,
+                  const std::string& element, std::string& text) {
+  const bool chunks = element.rfind("chutq", 0) == 0;
+  std::string ce = click_element(element);
+  if (!chunks) ce = "q :: " + ce;
+  const std::string conf = "require(package \"tracelab\"); FromDump(" + pcap +
+                           ", STOP true, TIMING true) -> Strip(14) -> MarkIPHeader -> in :: Counter -> " + ce +
+                           " -> TLExactUnqueue(RATE 10000000000, EXTRA 20)" + (chunks ? " -> TLDechunk" : "") +
+                           " -> out :: Counter -> Discard; DriverManager(pause, wait 1ms, "
+                           "print \"in=$(in.count) out=$(out.count) drops=$(q.drops)\", stop);";
+  const std::string cmd = "CLICKPATH='" + package + ":" + prefix + "/lib:" + prefix + "/share/click' '" + prefix +
+                          "/bin/click' --simtime -e '" + conf + "' 2>&1";
+  Outcome o;
+  const double cpu0 = cpu_seconds(RUSAGE_CHILDREN);
   const auto t0 = std::chrono::steady_clock::now();
   FILE* f = popen(cmd.c_str(), "r");
-  if (!f) {
-    std::printf("%-44s SKIPPED (cannot start click)\n", label.c_str());
-    return;
-  }
+  if (!f) return o;
   char line[512];
-  unsigned long long in = 0, out = 0;
-  std::string text;
+  unsigned long long in = 0, out = 0, drops = 0;
   while (std::fgets(line, sizeof line, f)) {
     text += line;
-    std::sscanf(line, "in=%llu out=%llu", &in, &out);
+    std::sscanf(line, "in=%llu out=%llu drops=%llu", &in, &out, &drops);
   }
   const int rc = pclose(f);
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (rc != 0 || in == 0) {
-    std::printf("%-44s FAILED (exit %d): %s\n", label.c_str(), rc, text.c_str());
+  o.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  o.cpu = cpu_seconds(RUSAGE_CHILDREN) - cpu0;
+  if (rc != 0) return Outcome{};
+  o.offered = in;
+  o.delivered = out;
+  o.dropped = drops;
+  return o;
+}
+
+void click_rows(const std::vector<std::string>& elements, double seconds) {
+  const char* prefix = std::getenv("CLICKPREFIX");
+  const char* package = std::getenv("TRACELAB_CLICK_PACKAGE");
+  std::string skip;
+  if (!prefix || !is_file(std::string(prefix) + "/bin/click"))
+    skip = "no Click installation: set CLICKPREFIX";
+  else if (!package || !is_file(std::string(package) + "/tracelab.uo"))
+    skip = "tracelab Click package not built: set TRACELAB_CLICK_PACKAGE";
+  if (!skip.empty()) {
+    for (const std::string& e : elements)
+      std::printf("%-44s SKIPPED (%s)\n", ("click --simtime " + e).c_str(), skip.c_str());
     return;
   }
-  // Click's paced source is not the engine's CBR: say so when the runs
-  // differ (packets lost in Click but not in the engine) rather than print
-  // a rate that looks comparable.
-  const double lost = 1.0 - static_cast<double>(out) / static_cast<double>(in);
-  std::printf("%-44s %12llu %10.3f %10.2f %8.2f %10s %8s  out %llu%s\n", label.c_str(), in, wall, in / wall / 1e6,
-              seconds / wall, "-", "-", out, lost > 0.01 ? "  NOT EQUIVALENT: Click lost packets" : "");
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string pcap =
+      std::string(tmp && *tmp ? tmp : "/tmp") + "/tracelab_bench_" + std::to_string(getpid()) + ".pcap";
+  const uint64_t packets = static_cast<uint64_t>(static_cast<double>(seconds * 1e12) / kGap) + 1;
+  write_stream(pcap, packets);
+  for (const std::string& element : elements) {
+    const std::string label = "click --simtime " + element;
+    if (click_element(element).empty()) {
+      std::printf("%-44s SKIPPED (no equivalent package element)\n", label.c_str());
+      continue;
+    }
+    std::vector<ClassConfig> classes;
+    if (element.rfind("chutq", 0) == 0) classes = {{"c0", 50 * kMicrosecond}};
+    const Outcome eng = run_engine("pcap(path=" + pcap + ")", element, classes);
+    print_row("engine pcap " + element, eng.offered, eng.wall, eng.cpu, seconds);
+    std::string text;
+    const Outcome clk = run_click(prefix, package, pcap, element, text);
+    if (clk.offered == 0) {
+      std::printf("%-44s FAILED: %s\n", label.c_str(), text.c_str());
+      continue;
+    }
+    char note[200];
+    if (clk.offered != eng.offered || clk.delivered != eng.delivered || clk.dropped != eng.dropped) {
+      std::snprintf(note, sizeof note, "  NOT EQUIVALENT: click in/out/drops %llu/%llu/%llu, engine %llu/%llu/%llu",
+                    static_cast<unsigned long long>(clk.offered), static_cast<unsigned long long>(clk.delivered),
+                    static_cast<unsigned long long>(clk.dropped), static_cast<unsigned long long>(eng.offered),
+                    static_cast<unsigned long long>(eng.delivered), static_cast<unsigned long long>(eng.dropped));
+    } else {
+      std::snprintf(note, sizeof note, "  same out/drops %llu/%llu; engine/click %.1fx (CPU)",
+                    static_cast<unsigned long long>(clk.delivered), static_cast<unsigned long long>(clk.dropped),
+                    clk.cpu / eng.cpu);
+    }
+    print_row(label, clk.offered, clk.wall, clk.cpu, seconds, note);
+  }
+  std::remove(pcap.c_str());
 }
 
 }  // namespace
@@ -103,32 +211,24 @@ int main(int argc, char** argv) {
   std::vector<std::string> elements;
   for (int i = 2; i < argc; ++i) elements.push_back(argv[i]);
   if (elements.empty()) elements = {"fifo(capacity=300)", "efd(capacity=300)", "chutq(policy=dcf)"};
+  if (!(seconds > 0)) {
+    std::fprintf(stderr, "engine_bench: virtual_seconds must be positive\n");
+    return 2;
+  }
   const Time stop = static_cast<Time>(seconds * 1e12);
   std::printf("%-44s %12s %10s %10s %8s %10s %8s\n", "element", "packets", "wall_s", "Mpps", "RTF", "cpu_s",
               "RTF_cpu");
-  for (const std::string& element : elements) {
-    RunConfig cfg;
-    // 64 B + 20 B overhead at 10 Gb/s: one packet every 67.2 ns, exactly.
-    cfg.sources = {"cbr(interval=67200ps, size=64, flows=1000, stop=" + std::to_string(stop) + "ps)"};
-    cfg.nodes = {NodeConfig{element, 10000000000ULL, 0, 20}};
-    // Quantiles from the histogram (0.2 %): 15 M exact samples per
-    // distribution would measure the memory system, not the engine.
-    cfg.max_delay_samples = 0;
-    try {
-      Engine engine(cfg);
-      const std::clock_t cpu0 = std::clock();
-      RunResult r = engine.run();
-      // CPU time beside wall time: on a shared machine the wall clock also
-      // measures the neighbours.
-      const double cpu = static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC;
-      std::printf("%-44s %12llu %10.3f %10.2f %8.2f %10.3f %8.2f\n", element.c_str(),
-                  static_cast<unsigned long long>(r.offered), r.wall_seconds, r.wall_mpps,
-                  seconds / r.wall_seconds, cpu, seconds / cpu);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s: %s\n", element.c_str(), e.what());
-      return 1;
+  try {
+    for (const std::string& element : elements) {
+      // 64 B + 20 B overhead at 10 Gb/s: one packet every 67.2 ns, exactly.
+      const Outcome o = run_engine("cbr(interval=67200ps, size=64, flows=1000, stop=" + std::to_string(stop) + "ps)",
+                                   element, {});
+      print_row(element, o.offered, o.wall, o.cpu, seconds);
     }
+    click_rows(elements, seconds);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "engine_bench: %s\n", e.what());
+    return 1;
   }
-  for (const std::string& element : elements) click_row(element, seconds);
   return 0;
 }
