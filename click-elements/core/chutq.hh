@@ -82,8 +82,10 @@ class ChuTQ final : public QueueCore {
       return;
     }
     bufs_[select_buffer(p)].push(p);
+    ++held_packets_;
+    held_bytes_ += p.length;
     ++counters_.enqueued;
-    note_highwater();
+    note_highwater(held_packets_, held_bytes_);
     if (now >= output_free_) pull(now);
   }
 
@@ -113,6 +115,8 @@ class ChuTQ final : public QueueCore {
     stats_.chunk_packets += out.count;
     stats_.chunk_bytes += out.wire_bytes;
     counters_.served += out.count;
+    held_packets_ -= out.count;
+    held_bytes_ -= payload;
     if (cfg_.link_bps) output_free_ = now + serialization_time(out.wire_bytes, cfg_.link_bps);
     recompute_cb();
     pull(now);
@@ -122,23 +126,15 @@ class ChuTQ final : public QueueCore {
   Time next_ready(Time now) const override {
     const Time free = output_free_ > now ? output_free_ : now;
     if (cb_full_) return free;
-    for (const auto& b : bufs_) {
-      if (!b.empty()) return free;  // a pull is pending; dequeue() does it
-    }
+    if (held_packets_ > cb_.size()) return free;  // a class buffer holds packets: dequeue() pulls them
     if (cb_.empty()) return kNever;
     return cb_deadline_ > free ? cb_deadline_ : free;
   }
 
-  uint64_t length_packets() const override {
-    uint64_t n = cb_.size();
-    for (const auto& b : bufs_) n += b.size();
-    return n;
-  }
-  uint64_t length_bytes() const override {
-    uint64_t n = cb_.bytes();
-    for (const auto& b : bufs_) n += b.bytes();
-    return n;
-  }
+  // Kept as running totals (every arrival and every chunk changes them)
+  // rather than summed over the buffers at each call.
+  uint64_t length_packets() const override { return held_packets_; }
+  uint64_t length_bytes() const override { return held_bytes_; }
   size_t chunking_buffer_length() const { return cb_.size(); }
   size_t buffer_length(size_t i) const { return bufs_[i].size(); }
   const ChunkStats& stats() const { return stats_; }
@@ -174,6 +170,7 @@ class ChuTQ final : public QueueCore {
 
   void pull(Time now) {
     while (!cb_full_) {
+      if (held_packets_ == cb_.size()) return;  // all class buffers empty
       size_t best = bufs_.size();
       double best_a = -1.0;
       for (size_t i = 0; i < bufs_.size(); ++i) {
@@ -220,6 +217,7 @@ class ChuTQ final : public QueueCore {
   Time cb_deadline_ = kNever;
   bool cb_full_ = false;
   Time output_free_ = 0;
+  uint64_t held_packets_ = 0, held_bytes_ = 0;  // class buffers + chunking buffer
   ChunkStats stats_;
 };
 

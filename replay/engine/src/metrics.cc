@@ -32,9 +32,12 @@ void Distribution1D::merge(const Distribution1D& o) {
   max_ = std::max(max_, o.max_);
   n_ += o.n_;
   sum_ += o.sum_;
+  take(o.run_value_, o.run_);  // o's open run, which o has not taken yet
 }
 
 Quantiles Distribution1D::summarize() {
+  take(run_value_, run_);
+  run_ = 0;
   Quantiles q;
   q.count = n_;
   if (n_ == 0) return q;
