@@ -131,7 +131,7 @@ fn sniff<'r, R: Read + Send + 'r>(
         // offsets count decompressed bytes, so the on-disk size is no
         // measure of progress: the size hint is dropped.
         let gz =
-            flate2::read::MultiGzDecoder::new(Cursor::new(magic).chain(input.into_buf_reader()));
+            flate2::read::MultiGzDecoder::new(Cursor::new(magic).chain(input.into_reader()));
         let mut inner = Input::new(gz);
         let magic = read_magic(&mut inner, &name)?;
         return dispatch(inner, magic, name, None);

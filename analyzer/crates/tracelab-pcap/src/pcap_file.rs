@@ -54,8 +54,6 @@ pub(crate) struct PcapReader<R> {
     snaplen: u32,
     name: PathBuf,
     size_hint: Option<u64>,
-    /// Reused for every frame; grows to the largest `caplen` seen.
-    buf: Vec<u8>,
     done: bool,
 }
 
@@ -105,7 +103,6 @@ impl<R: Read> PcapReader<R> {
             snaplen,
             name,
             size_hint,
-            buf: Vec::new(),
             done: false,
         })
     }
@@ -122,18 +119,21 @@ impl<R: Read> FrameSource for PcapReader<R> {
             return Ok(None);
         }
         let start = self.input.offset();
-        let mut h = [0u8; 16];
-        let n = match self.input.read_full(&mut h) {
-            Ok(n) => n,
+        // The header is copied out (16 bytes) so the buffer can be refilled.
+        let h = match self.input.fill(16) {
+            Ok(b) => b.first_chunk::<16>().copied().ok_or(b.len()),
             Err(e) => return Err(self.fail(start, format!("read error: {e}"))),
         };
-        if n == 0 {
-            self.done = true;
-            return Ok(None);
-        }
-        if n < h.len() {
-            return Err(self.fail(start, format!("truncated record header ({n} of 16 bytes)")));
-        }
+        let h = match h {
+            Ok(h) => h,
+            Err(0) => {
+                self.done = true;
+                return Ok(None);
+            }
+            Err(n) => {
+                return Err(self.fail(start, format!("truncated record header ({n} of 16 bytes)")))
+            }
+        };
         let f = self.format;
         let sec = f.u32([h[0], h[1], h[2], h[3]]);
         let frac = f.u32([h[4], h[5], h[6], h[7]]);
@@ -145,30 +145,24 @@ impl<R: Read> FrameSource for PcapReader<R> {
                 format!("record caplen {cap_len} exceeds the limit of {MAX_CAPLEN} bytes"),
             ));
         }
-        // A record longer than the snaplen is cut to it, exactly as libpcap
-        // (and so Zeek) reads it: the header's snaplen is what the capture
-        // promised, and the reference reader must see the same frames.
-        let kept = cap_len.min(self.snaplen);
-        let len = kept as usize;
-        if self.buf.len() < len {
-            self.buf.resize(len, 0);
-        }
-        let got = match self.input.read_full(&mut self.buf[..len]) {
-            Ok(n) => n,
+        // The whole record is lent from the input's buffer (it always fits:
+        // cap_len <= MAX_CAPLEN), so the frame is never copied.
+        let record = 16 + cap_len as usize;
+        let have = match self.input.fill(record) {
+            Ok(b) => b.len(),
             Err(e) => return Err(self.fail(start, format!("read error: {e}"))),
         };
-        let cut = u64::from(cap_len - kept);
-        let skipped = match self.input.skip(cut) {
-            Ok(n) => n,
-            Err(e) => return Err(self.fail(start, format!("read error: {e}"))),
-        };
-        if got < len || skipped < cut {
-            let have = got as u64 + skipped;
+        if have < record {
+            let have = have - 16;
             return Err(self.fail(
                 start,
                 format!("truncated record ({have} of {cap_len} captured bytes)"),
             ));
         }
+        // A record longer than the snaplen is cut to it, exactly as libpcap
+        // (and so Zeek) reads it: the header's snaplen is what the capture
+        // promised, and the reference reader must see the same frames.
+        let kept = cap_len.min(self.snaplen);
         // Both fields are unsigned (pcap spec; Wireshark agrees). libpcap
         // reads them as signed 32-bit, so the two differ only on seconds
         // past 2038 and on invalid fractions >= 2^31. An out-of-range
@@ -179,13 +173,14 @@ impl<R: Read> FrameSource for PcapReader<R> {
             i64::from(frac) * 1000
         };
         let ts_ns = i64::from(sec) * 1_000_000_000 + frac_ns;
+        let data = &self.input.take(record)[16..16 + kept as usize];
         Ok(Some(Frame {
             ts_ns,
             cap_len: kept,
             wire_len,
             link_type: self.link_type,
             interface: 0,
-            data: &self.buf[..len],
+            data,
         }))
     }
 
