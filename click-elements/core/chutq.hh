@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "chunk_common.hh"
+#include "fifo_buffer.hh"
 
 namespace tracelab {
 
@@ -55,10 +56,10 @@ struct ChuTQConfig {
 
 class ChuTQ final : public QueueCore {
  public:
-  explicit ChuTQ(const ChuTQConfig& c = {}) : cfg_(c), cb_(c.capacity_packets) {
+  explicit ChuTQ(const ChuTQConfig& c = {}) : cfg_(c), cb_(static_cast<uint32_t>(c.capacity_packets)) {
     if (cfg_.timers.empty()) cfg_.timers.push_back(50 * kMicrosecond);
     bufs_.reserve(cfg_.timers.size());
-    for (size_t i = 0; i < cfg_.timers.size(); ++i) bufs_.emplace_back(c.capacity_packets);
+    for (size_t i = 0; i < cfg_.timers.size(); ++i) bufs_.emplace_back(static_cast<uint32_t>(c.capacity_packets));
   }
 
   size_t select_buffer(const Packet& p) const {
@@ -81,7 +82,7 @@ class ChuTQ final : public QueueCore {
       drop(p, DropReason::kBufferFull, now);
       return;
     }
-    bufs_[select_buffer(p)].push(p);
+    bufs_[select_buffer(p)].push_back(p);
     ++held_packets_;
     held_bytes_ += p.length;
     ++counters_.enqueued;
@@ -107,7 +108,8 @@ class ChuTQ final : public QueueCore {
         ++stats_.class_violations[p.cls];
         if (now - dl > stats_.max_excess) stats_.max_excess = now - dl;
       }
-      cb_.pop();
+      cb_bytes_ -= p.length;
+      cb_.drop_front();
     }
     if (!cb_.empty()) ++stats_.split_chunks;
     out.wire_bytes = static_cast<uint32_t>(chunk_wire_size(out.count, payload, cfg_.shim));
@@ -157,15 +159,16 @@ class ChuTQ final : public QueueCore {
   }
 
   bool fits(const Packet& p) const {
-    return chunk_wire_size(cb_.size() + 1, cb_.bytes() + p.length, cfg_.shim) <= cfg_.mtu;
+    return chunk_wire_size(cb_.size() + 1, cb_bytes_ + p.length, cfg_.shim) <= cfg_.mtu;
   }
 
   void move_to_cb(size_t i) {
     const Packet& p = bufs_[i].front();
     const Time dl = deadline_of(p);
     if (dl < cb_deadline_) cb_deadline_ = dl;
-    cb_.push(p);
-    bufs_[i].pop();
+    cb_.push_back(p);
+    cb_bytes_ += p.length;
+    bufs_[i].drop_front();
   }
 
   void pull(Time now) {
@@ -212,8 +215,11 @@ class ChuTQ final : public QueueCore {
   }
 
   ChuTQConfig cfg_;
-  std::vector<PacketRing> bufs_;
-  PacketRing cb_;
+  // Power-of-two rings (fifo_buffer.hh): index by mask, not by modulo.
+  // Never full: enqueue() refuses packets beyond capacity_packets first.
+  std::vector<PacketDeque> bufs_;
+  PacketDeque cb_;
+  uint64_t cb_bytes_ = 0;
   Time cb_deadline_ = kNever;
   bool cb_full_ = false;
   Time output_free_ = 0;

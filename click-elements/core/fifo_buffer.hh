@@ -94,6 +94,7 @@ class Ring {
   bool full() const { return size_ == buf_.size(); }
   const T& front() const { return buf_[head_]; }
   const T& back() const { return buf_[(head_ + size_ - 1) & mask_]; }
+  const T& at(uint32_t i) const { return buf_[(head_ + i) & mask_]; }  // i-th from the front
   void push_back(const T& p) { buf_[(head_ + size_++) & mask_] = p; }
   T pop_front() {
     T p = buf_[head_];
