@@ -17,6 +17,7 @@
 mod key;
 mod metrics;
 mod record;
+mod small;
 mod tcp;
 mod tracker;
 
@@ -87,12 +88,6 @@ impl Default for TrackerConfig {
             max_rtt_samples_per_conn: 4096,
             capacity_hint: 1 << 16,
         }
-    }
-}
-
-impl TrackerConfig {
-    pub(crate) fn is_likely_server_port(&self, proto: u8, port: u16) -> bool {
-        self.likely_server_ports.contains(&(proto, port))
     }
 }
 

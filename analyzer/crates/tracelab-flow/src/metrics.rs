@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use tracelab_decode::tcp_flags as F;
 
 use crate::record::{Decomposition, RttRecord, SampleStats, SideTransfer};
+use crate::small::SmallList;
 
 /// Unacked data segments remembered per side for DATA-ACK matching; past
 /// it the oldest is forgotten (no sample), bounding memory per connection.
@@ -37,13 +38,13 @@ struct Side {
     snd_max: Option<u32>,
     holes: Vec<(u32, u32)>,
     outstanding: VecDeque<Outstanding>,
-    samples: Vec<i64>,
+    samples: SmallList<i64, 8>,
     n: u32,
     sum: i128,
     min: i64,
     max: i64,
-    train_sizes: Vec<u32>,
-    warmups: Vec<i64>,
+    train_sizes: SmallList<u32, 4>,
+    warmups: SmallList<i64, 4>,
     actual: i64,
     warmup: i64,
 }
@@ -101,17 +102,22 @@ impl Side {
         }
     }
 
-    fn stats(&self) -> SampleStats {
+    /// `scratch` is reused across connections (no allocation per call).
+    fn stats(&self, scratch: &mut Vec<i64>) -> SampleStats {
         if self.n == 0 {
             return SampleStats::default();
         }
-        let mut sorted = self.samples.clone();
-        sorted.sort_unstable();
+        let (a, b) = self.samples.parts();
+        scratch.clear();
+        scratch.extend_from_slice(a);
+        scratch.extend_from_slice(b);
+        let mid = (scratch.len() - 1) / 2;
         SampleStats {
             count: self.n,
             min_ns: self.min,
-            // Lower median of the kept samples (exact while count <= cap).
-            median_ns: sorted[(sorted.len() - 1) / 2],
+            // Lower median of the kept samples (exact while count <= cap):
+            // the element a sort would put at `mid`.
+            median_ns: *scratch.select_nth_unstable(mid).1,
             mean_ns: self.sum as f64 / self.n as f64,
             max_ns: self.max,
         }
@@ -287,6 +293,7 @@ impl TcpMetrics {
         &mut self,
         orig_slot: usize,
         first_ts: i64,
+        scratch: &mut Vec<i64>,
     ) -> (RttRecord, Option<Decomposition>) {
         if let Some(t) = self.train.take() {
             self.close_train(t);
@@ -298,10 +305,10 @@ impl TcpMetrics {
             syn_synack_ns: syn_synack,
             synack_ack_ns: synack_ack,
             handshake_ns: syn_synack.zip(synack_ack).map(|(x, y)| x + y),
-            data_ack_orig: self.side[a].stats(),
-            data_ack_resp: self.side[b].stats(),
-            data_ack_orig_samples: std::mem::take(&mut self.side[a].samples),
-            data_ack_resp_samples: std::mem::take(&mut self.side[b].samples),
+            data_ack_orig: self.side[a].stats(scratch),
+            data_ack_resp: self.side[b].stats(scratch),
+            data_ack_orig_samples: self.side[a].samples.to_vec(),
+            data_ack_resp_samples: self.side[b].samples.to_vec(),
         };
         let Some(first_data) = self.first_data else {
             return (rtt, None);
@@ -316,8 +323,8 @@ impl TcpMetrics {
                 distinct_data_pkts: distinct,
                 retransmissions: s.retransmissions,
                 trains: s.train_sizes.len() as u32,
-                train_sizes: std::mem::take(&mut s.train_sizes),
-                warmups_ns: std::mem::take(&mut s.warmups),
+                train_sizes: s.train_sizes.to_vec(),
+                warmups_ns: s.warmups.to_vec(),
                 actual_ns: s.actual,
                 warmup_ns: s.warmup,
                 theory_ns: theory,
@@ -356,9 +363,9 @@ pub fn rtt_a_b(r: &RttRecord) -> i64 {
 /// Eq. 5.10 of the thesis (slow start with delayed ACKs):
 /// w_n = floor(2^((n-1)/2) + 2^((n-2)/2)), computed exactly with integer
 /// square roots: 1, 2, 3, 4, 6, 9, 13, 19, 27, 38, 54, ...
-pub fn flight(n: u32) -> u128 {
+pub const fn flight(n: u32) -> u128 {
     debug_assert!(n >= 1);
-    let n = n.min(120); // beyond any u64 packet count
+    let n = if n > 120 { 120 } else { n }; // beyond any u64 packet count
     if n % 2 == 1 {
         // n = 2k+1: 2^k + floor(sqrt(2^(2k-1))) (the 2^(-1/2) term is < 1 for k = 0)
         let k = (n - 1) / 2;
@@ -382,11 +389,60 @@ pub fn theory_ns(n: u64, rtt_ns: i64) -> i64 {
     if n == 0 {
         return 0;
     }
-    let mut sent: u128 = 0;
-    let mut r = 0u32;
-    while sent < n as u128 {
-        r += 1;
-        sent += flight(r);
-    }
+    // FLIGHTS_SENT[r] = packets carried by the first r flights; flights
+    // past the 120th all equal flight(120) (see `flight`).
+    let n = n as u128;
+    let r = match FLIGHTS_SENT.iter().position(|&sent| sent >= n) {
+        Some(r) => r as u128,
+        None => {
+            let last = FLIGHTS_SENT.len() as u128 - 1;
+            last + (n - FLIGHTS_SENT[last as usize]).div_ceil(flight(120))
+        }
+    };
     (r as i64 - 1) * rtt_ns
+}
+
+/// Cumulative packets of the first r flights of Eq. 5.10, r = 0..=120,
+/// computed once at compile time (an integer square root per flight cost
+/// more than the rest of a connection's metrics).
+const FLIGHTS_SENT: [u128; 121] = {
+    let mut t = [0u128; 121];
+    let mut r = 1;
+    while r <= 120 {
+        t[r] = t[r - 1] + flight(r as u32);
+        r += 1;
+    }
+    t
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table gives what summing the flights one by one gives (the
+    /// definition), below, at and beyond the table's 120 flights.
+    #[test]
+    fn theory_ns_matches_the_flight_sum() {
+        let by_sum = |n: u64, rtt: i64| {
+            if n == 0 {
+                return 0;
+            }
+            let (mut sent, mut r) = (0u128, 0u32);
+            while sent < n as u128 {
+                r += 1;
+                sent += flight(r);
+            }
+            (r as i64 - 1) * rtt
+        };
+        let mut ns: Vec<u64> = (0..5000).collect();
+        for r in 1..121 {
+            let s = FLIGHTS_SENT[r] as u64;
+            ns.extend([s.saturating_sub(1), s, s.saturating_add(1)]);
+        }
+        ns.extend([u64::MAX, u64::MAX - 1, 1 << 63]);
+        for n in ns {
+            assert_eq!(theory_ns(n, 7), by_sum(n, 7), "n = {n}");
+        }
+        assert_eq!(FLIGHTS_SENT[..6], [0, 1, 3, 6, 10, 16]);
+    }
 }

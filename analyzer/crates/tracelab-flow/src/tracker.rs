@@ -83,10 +83,19 @@ struct Conn {
     pkts: [u64; 2],
     ip_bytes: [u64; 2],
     kind: Kind,
-    bins: Vec<Bin>,
+    /// The load bin of the latest packet; `past_bins` the earlier ones, in
+    /// order (most connections live in one bin and never allocate here).
+    bin: Bin,
+    past_bins: Vec<Bin>,
     /// The deadline this connection is registered at in the wheel
     /// (`i64::MAX`: not registered). Never later than its real deadline.
     armed: i64,
+    /// [`Conn::deadline`] as of the last change of the timers: a packet
+    /// before it need not run [`Conn::expired`].
+    due: i64,
+    /// Whether the first packet's key was swapped ([`FlowKey::oriented`]):
+    /// a packet with the same flag comes from slot 0.
+    first_swapped: bool,
 }
 
 /// Wheel slots of one second each; deadlines further ahead share slots
@@ -147,23 +156,64 @@ impl Wheel {
     }
 }
 
+/// `TrackerConfig::likely_server_ports` as one bit per (protocol, port),
+/// built once: asked for every new connection.
+struct ServerPorts {
+    tcp: Box<[u64; 1024]>,
+    udp: Box<[u64; 1024]>,
+}
+
+impl ServerPorts {
+    fn new(cfg: &TrackerConfig) -> ServerPorts {
+        let mut sp = ServerPorts {
+            tcp: Box::new([0; 1024]),
+            udp: Box::new([0; 1024]),
+        };
+        for &(proto, port) in &cfg.likely_server_ports {
+            let bits = match proto {
+                ip_proto::TCP => &mut sp.tcp,
+                ip_proto::UDP => &mut sp.udp,
+                _ => continue,
+            };
+            bits[usize::from(port >> 6)] |= 1 << (port & 63);
+        }
+        sp
+    }
+
+    /// Whether `port` is a likely server port of `proto`, TCP or UDP (the
+    /// only protocols asked about).
+    fn has(&self, proto: u8, port: u16) -> bool {
+        let bits = if proto == ip_proto::TCP {
+            &self.tcp
+        } else {
+            &self.udp
+        };
+        bits[usize::from(port >> 6)] & 1 << (port & 63) != 0
+    }
+}
+
 /// Streaming connection tracker (one per shard).
 pub struct Tracker {
     cfg: TrackerConfig,
+    ports: ServerPorts,
     table: HashMap<FlowKey, Conn, FxBuild>,
     wheel: Wheel,
     /// Scratch for [`Tracker::advance`], kept to reuse its allocation.
     due: Vec<(FlowKey, i64)>,
+    /// Scratch for the RTT medians of finishing connections.
+    scratch: Vec<i64>,
 }
 
 impl Tracker {
     pub fn new(cfg: TrackerConfig) -> Tracker {
         let table = HashMap::with_capacity_and_hasher(cfg.capacity_hint, FxBuild::default());
         Tracker {
+            ports: ServerPorts::new(&cfg),
             cfg,
             table,
             wheel: Wheel::new(),
             due: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 
@@ -185,28 +235,35 @@ impl Tracker {
     /// Returns true when the packet came from the connection's originator
     /// (as oriented after this packet; a later role flip is not reflected).
     pub fn process(&mut self, p: &PacketMeta, out: &mut Vec<ConnRecord>) -> bool {
-        let key = FlowKey::of(p);
+        let ports = zeek_ports(p);
+        let (key, swapped) = FlowKey::oriented(p, ports);
         let cfg = &self.cfg;
+        let sp = &self.ports;
         // One table lookup per packet: the entry serves the expiry test, the
         // replacement of a finished connection and the update.
         let conn = match self.table.entry(key) {
             Entry::Occupied(e) => {
                 let conn = e.into_mut();
-                if conn.expired(p.ts_ns, cfg) || conn.is_reuse(p) {
-                    let old = std::mem::replace(conn, Conn::new(key, p, cfg));
-                    out.push(old.finish(cfg));
+                // Before its deadline no timer can fire: expired() would
+                // change nothing.
+                if (p.ts_ns >= conn.due && conn.expired(p.ts_ns, cfg)) || conn.is_reuse(p) {
+                    let new = Conn::new(key, swapped, ports, p, cfg, sp);
+                    let old = std::mem::replace(conn, new);
+                    out.push(old.finish(&mut self.scratch));
                 }
                 conn
             }
-            Entry::Vacant(e) => e.insert(Conn::new(key, p, cfg)),
+            Entry::Vacant(e) => e.insert(Conn::new(key, swapped, ports, p, cfg, sp)),
         };
-        conn.packet(p, cfg);
+        let slot = conn.slot_of(p, swapped);
+        conn.packet(p, slot, cfg, sp);
         let deadline = conn.deadline();
+        conn.due = deadline;
         if deadline < conn.armed {
             conn.armed = deadline;
             self.wheel.insert(key, deadline, p.ts_ns);
         }
-        conn.slot_of(p) == conn.c.orig_slot
+        slot == conn.c.orig_slot
     }
 
     /// Network time reached `now_ns`: connections whose Zeek timers
@@ -232,6 +289,7 @@ impl Tracker {
                 done.push((conn.start_ns, key));
             } else {
                 conn.armed = conn.deadline();
+                conn.due = conn.armed;
                 self.wheel.insert(key, conn.armed, now_ns);
             }
         }
@@ -250,14 +308,20 @@ impl Tracker {
         keys.sort_unstable();
         for (_, k) in keys {
             let conn = self.table.remove(&k).expect("listed");
-            out.push(conn.finish(&self.cfg));
+            out.push(conn.finish(&mut self.scratch));
         }
     }
 }
 
 impl Conn {
-    fn new(key: FlowKey, p: &PacketMeta, cfg: &TrackerConfig) -> Conn {
-        let (sp, dp, _) = zeek_ports(p);
+    fn new(
+        key: FlowKey,
+        swapped: bool,
+        (sp, dp, _): (u16, u16, bool),
+        p: &PacketMeta,
+        cfg: &TrackerConfig,
+        ports: &ServerPorts,
+    ) -> Conn {
         let (kind, inactivity, flip) = match p.ip_proto {
             ip_proto::TCP => {
                 // TCPAnalyzer::WantConnection: a first packet that is not
@@ -267,8 +331,8 @@ impl Conn {
                 let syn = f & tracelab_decode::tcp_flags::SYN != 0;
                 let ack = f & tracelab_decode::tcp_flags::ACK != 0;
                 let mut flip = false;
-                if (!syn || ack) && cfg.is_likely_server_port(ip_proto::TCP, sp) {
-                    flip = if cfg.is_likely_server_port(ip_proto::TCP, dp) {
+                if (!syn || ack) && ports.has(ip_proto::TCP, sp) {
+                    flip = if ports.has(ip_proto::TCP, dp) {
                         !syn && sp < dp
                     } else {
                         true
@@ -280,8 +344,7 @@ impl Conn {
                 (Kind::Tcp(t), cfg.udp_inactivity_timeout_ns, flip)
             }
             ip_proto::UDP => {
-                let flip = cfg.is_likely_server_port(ip_proto::UDP, sp)
-                    && !cfg.is_likely_server_port(ip_proto::UDP, dp);
+                let flip = ports.has(ip_proto::UDP, sp) && !ports.has(ip_proto::UDP, dp);
                 (
                     Kind::Datagram([-1, -1]),
                     cfg.udp_inactivity_timeout_ns,
@@ -321,8 +384,15 @@ impl Conn {
             pkts: [0; 2],
             ip_bytes: [0; 2],
             kind,
-            bins: Vec::new(),
+            bin: Bin {
+                bin: p.ts_ns.div_euclid(cfg.load_bin_ns.max(1)),
+                ip_bytes: [0; 2],
+                pkts: [0; 2],
+            },
+            past_bins: Vec::new(),
             armed: i64::MAX,
+            due: i64::MIN,
+            first_swapped: swapped,
         }
     }
 
@@ -340,18 +410,14 @@ impl Conn {
         }
     }
 
-    fn slot_of(&self, p: &PacketMeta) -> usize {
-        let (sp, _, _) = zeek_ports(p);
-        let sp = if matches!(self.kind, Kind::Other) {
-            0
-        } else {
-            sp
-        };
-        if (p.src, sp) == self.ends[0] {
-            0
-        } else {
-            1
+    /// The slot `p` came from; `swapped` is its key's flag.
+    fn slot_of(&self, p: &PacketMeta, swapped: bool) -> usize {
+        if matches!(self.kind, Kind::Other) {
+            // Ports are not part of these endpoints: the address decides
+            // (and the key's order, which includes ports, may not).
+            return usize::from(p.src != self.ends[0].0);
         }
+        usize::from(swapped != self.first_swapped)
     }
 
     /// Runs this connection's timers up to `now`; true = Zeek removed it.
@@ -404,19 +470,19 @@ impl Conn {
         true
     }
 
-    fn packet(&mut self, p: &PacketMeta, cfg: &TrackerConfig) {
-        let slot = self.slot_of(p);
+    fn packet(&mut self, p: &PacketMeta, slot: usize, cfg: &TrackerConfig, ports: &ServerPorts) {
         self.pkts[slot] += 1;
         self.ip_bytes[slot] += p.ip_len as u64;
         let bin = p.ts_ns.div_euclid(cfg.load_bin_ns.max(1));
-        if self.bins.last().is_none_or(|b| b.bin != bin) {
-            self.bins.push(Bin {
+        if self.bin.bin != bin {
+            let next = Bin {
                 bin,
                 ip_bytes: [0; 2],
                 pkts: [0; 2],
-            });
+            };
+            self.past_bins.push(std::mem::replace(&mut self.bin, next));
         }
-        let b = self.bins.last_mut().expect("pushed");
+        let b = &mut self.bin;
         b.ip_bytes[slot] += p.ip_len as u64;
         b.pkts[slot] += 1;
 
@@ -451,8 +517,8 @@ impl Conn {
                     let (op, rp) = (self.ends[orig].1, self.ends[orig ^ 1].1);
                     let mut service = rp;
                     if tcp.ep[orig].state == EpState::Inactive
-                        && !cfg.is_likely_server_port(ip_proto::TCP, rp)
-                        && cfg.is_likely_server_port(ip_proto::TCP, op)
+                        && !ports.has(ip_proto::TCP, rp)
+                        && ports.has(ip_proto::TCP, op)
                     {
                         service = op;
                     }
@@ -509,7 +575,8 @@ impl Conn {
         }
     }
 
-    fn finish(self, cfg: &TrackerConfig) -> ConnRecord {
+    /// `scratch`: reused for the RTT medians.
+    fn finish(self, scratch: &mut Vec<i64>) -> ConnRecord {
         let state = self.conn_state();
         let orig = self.c.orig_slot;
         let resp = orig ^ 1;
@@ -521,7 +588,7 @@ impl Conn {
                 let hs = m.handshake_complete(orig);
                 let each_way = m.data_each_way();
                 let closed = m.fin_or_rst;
-                let (rtt, dec) = m.finish(orig, self.start_ns);
+                let (rtt, dec) = m.finish(orig, self.start_ns, scratch);
                 (sizes, rtt, dec, hs, closed, each_way)
             }
             Kind::Datagram(len) => (
@@ -534,7 +601,6 @@ impl Conn {
             ),
             Kind::Other => ((0, 0), Default::default(), None, false, false, false),
         };
-        let _ = cfg;
         let has_duration = duration > 0;
         ConnRecord {
             ts_ns: self.start_ns,
@@ -562,8 +628,9 @@ impl Conn {
             transfer,
             well_behaved: hs && each_way && closed,
             load_bins: self
-                .bins
+                .past_bins
                 .iter()
+                .chain([&self.bin])
                 .map(|b| LoadBin {
                     bin: b.bin,
                     orig_ip_bytes: b.ip_bytes[orig],
