@@ -51,9 +51,9 @@ def write_profile(directory: Path, connections: list[dict], hosts: list[dict] | 
     pq.write_table(_table(connections, _CONN_TYPES), directory / S.CONNECTIONS)
     if hosts is not None:
         pq.write_table(_table(hosts, _HOST_TYPES), directory / S.HOSTS)
-    samples = {S.WARMUPS: (warmups, {S.UID: pa.string(), S.SIDE: pa.string(), S.TRAIN: pa.int64(), S.WARMUP_S: pa.float64()}),
-               S.TRAINS: (trains, {S.UID: pa.string(), S.SIDE: pa.string(), S.TRAIN: pa.int64(), S.SIZE_PKTS: pa.int64()}),
-               S.RTT_SAMPLES: (rtt, {S.UID: pa.string(), S.SIDE: pa.string(), S.RTT_S: pa.float64()}),
+    samples = {S.WARMUPS: (warmups, {S.CONN: pa.int64(), S.SIDE: pa.string(), S.TRAIN: pa.int64(), S.WARMUP_S: pa.float64()}),
+               S.TRAINS: (trains, {S.CONN: pa.int64(), S.SIDE: pa.string(), S.TRAIN: pa.int64(), S.SIZE_PKTS: pa.int64()}),
+               S.RTT_SAMPLES: (rtt, {S.CONN: pa.int64(), S.SIDE: pa.string(), S.RTT_S: pa.float64()}),
                S.PACKET_SIZES: (packet_sizes, {S.SIDE: pa.string(), S.SCOPE: pa.string(), S.IP_LEN: pa.int64(), S.COUNT: pa.int64()})}
     for name, (rows, types) in samples.items():
         if rows is not None:

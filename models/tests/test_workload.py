@@ -29,12 +29,13 @@ def _thesis_profile(tmp_path):
     ]
     for i, c in enumerate(conns):
         c["ts"] = [0.0, 0.5, 1.5, 3.5, 7.5, 15.5][i]
-    warm = [{"uid": "A", "side": "orig", "train": 1, "warmup_s": 0.0},
-            {"uid": "A", "side": "resp", "train": 2, "warmup_s": 0.004},
-            {"uid": "D", "side": "resp", "train": 2, "warmup_s": 0.02}]
-    trains = [{"uid": "A", "side": "orig", "train": 1, "size_pkts": 1},
-              {"uid": "A", "side": "orig", "train": 3, "size_pkts": 1},
-              {"uid": "D", "side": "resp", "train": 2, "size_pkts": 40}]
+    # Samples name their connection by row in connections.parquet: A = 0, D = 3.
+    warm = [{"conn": 0, "side": "orig", "train": 1, "warmup_s": 0.0},
+            {"conn": 0, "side": "resp", "train": 2, "warmup_s": 0.004},
+            {"conn": 3, "side": "resp", "train": 2, "warmup_s": 0.02}]
+    trains = [{"conn": 0, "side": "orig", "train": 1, "size_pkts": 1},
+              {"conn": 0, "side": "orig", "train": 3, "size_pkts": 1},
+              {"conn": 3, "side": "resp", "train": 2, "size_pkts": 40}]
     sizes = [{"side": "orig", "scope": "intranet", "ip_len": 52, "count": 10},
              {"side": "orig", "scope": "intranet", "ip_len": 1500, "count": 3},
              {"side": "resp", "scope": "internet", "ip_len": 1500, "count": 70}]
@@ -85,6 +86,13 @@ def test_save_load_validates(tmp_path):
     m["topological"]["shares"]["intranet"]["download"] = 1.5
     with pytest.raises(ValueError, match="topological/shares/intranet/download"):
         workload.save(m, path)
+
+
+def test_sample_naming_no_connection_is_a_clear_error(tmp_path):
+    conns = [_conn("intranet", 10, 10, 0.001, "A")]
+    p = write_profile(tmp_path / "p", conns, trains=[{"conn": 1, "side": "orig", "train": 1, "size_pkts": 2}])
+    with pytest.raises(ProfileError, match=r"trains.parquet: conn 1 is not a row of connections.parquet \(1 rows"):
+        workload.derive(p)
 
 
 def test_no_local_traffic_is_a_clear_error(tmp_path):

@@ -54,6 +54,17 @@ def column(table: pa.Table, name: str, fill=np.nan) -> np.ndarray:
     return col.to_numpy()
 
 
+def sample_connections(table: pa.Table, n_connections: int, path) -> np.ndarray:
+    """The ``conn`` column of a samples table (warm-ups, trains, RTTs) as row numbers
+    into connections.parquet, checked to lie in ``0..n_connections``."""
+    conn = pc.fill_null(table.column(S.CONN), -1).to_numpy().astype(np.int64, copy=False)
+    bad = conn[(conn < 0) | (conn >= n_connections)]
+    if len(bad):
+        raise ProfileError(f"{path}: conn {int(bad[0])} is not a row of {S.CONNECTIONS} "
+                           f"({n_connections} rows; {len(bad)} such sample(s))")
+    return conn
+
+
 # --------------------------------------------------------------------- Zeek conn.log
 _ZEEK_TYPES = {"time": pa.float64(), "interval": pa.float64(), "double": pa.float64(),
                "port": pa.int32(), "count": pa.int64(), "int": pa.int64(), "bool": pa.bool_()}

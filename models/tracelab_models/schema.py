@@ -57,7 +57,9 @@ LOCAL = "local"
 SERVER = "server"
 ROLE_FEATURES = ("incnx", "outcnx", "dportin", "dportout", "fan_in", "fan_out")
 
-# samples/*.parquet
+# samples/*.parquet (warmups, trains, rtt): `conn` is the sample's connection as its
+# row number in connections.parquet (0-based), so `scope[conn]` joins by position.
+CONN = "conn"
 SIDE = "side"
 TRAIN = "train"
 WARMUP_S = "warmup_s"

@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 from . import __version__
 from . import schema as S
 from .distributions import fit_all
-from .profile import ProfileError, column, read_summary, read_table
+from .profile import ProfileError, column, read_summary, read_table, sample_connections
 
 SCOPES = (S.SCOPE_INTRANET, S.SCOPE_INTERNET)
 _PROBS = [i / 100 for i in range(101)]
@@ -96,7 +96,7 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0) -> dict:
     """The workload model of one profile directory (validated)."""
     profile_dir = Path(profile_dir)
     conns = read_table(profile_dir, S.CONNECTIONS, [
-        S.UID, S.TS, S.SCOPE, S.ORIG_BYTES, S.RESP_BYTES, S.WELL_BEHAVED, S.RTT_DATA_ACK,
+        S.TS, S.SCOPE, S.ORIG_BYTES, S.RESP_BYTES, S.WELL_BEHAVED, S.RTT_DATA_ACK,
         S.RTT_HANDSHAKE, *(S.side_col(s, S.PACING_PER_PKT) for s in S.SIDES)])
     summary = read_summary(profile_dir)
     scope = np.array(conns.column(S.SCOPE).fill_null("").to_pylist(), dtype=object)
@@ -174,9 +174,10 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0) -> dict:
 
 
 def _apps(profile_dir, conns, scope) -> dict:
-    uid_scope = dict(zip(conns.column(S.UID).to_pylist(), scope.tolist()))
-    warm = read_table(profile_dir, S.WARMUPS, [S.UID, S.SIDE, S.WARMUP_S], required=False)
-    trains = read_table(profile_dir, S.TRAINS, [S.UID, S.SIDE, S.SIZE_PKTS], required=False)
+    warm = read_table(profile_dir, S.WARMUPS, [S.CONN, S.SIDE, S.WARMUP_S], required=False)
+    trains = read_table(profile_dir, S.TRAINS, [S.CONN, S.SIDE, S.SIZE_PKTS], required=False)
+    warm_scope = _sample_scope(profile_dir, S.WARMUPS, warm, scope)
+    train_scope = _sample_scope(profile_dir, S.TRAINS, trains, scope)
     sizes = read_table(profile_dir, S.PACKET_SIZES, [S.SIDE, S.SCOPE, S.IP_LEN, S.COUNT], required=False)
     out = {}
     for s in SCOPES:
@@ -184,22 +185,26 @@ def _apps(profile_dir, conns, scope) -> dict:
         for side in S.SIDES:
             pacing = column(conns, S.side_col(side, S.PACING_PER_PKT))[scope == s]
             out[s][side] = {
-                "train_size_pkts": histogram(_select(trains, uid_scope, s, side, S.SIZE_PKTS)),
-                "warmup_s": empirical(_select(warm, uid_scope, s, side, S.WARMUP_S)),
+                "train_size_pkts": histogram(_select(trains, train_scope, s, side, S.SIZE_PKTS)),
+                "warmup_s": empirical(_select(warm, warm_scope, s, side, S.WARMUP_S)),
                 "pacing_per_pkt_s": empirical(pacing),
                 "packet_size_bytes": _packet_sizes(sizes, s, side),
             }
     return out
 
 
-def _select(table, uid_scope, scope, side, col):
+def _sample_scope(profile_dir, name, table, scope):
+    """Each sample's connection scope (samples name their connection by row)."""
+    if table is None:
+        return None
+    return scope[sample_connections(table, len(scope), Path(profile_dir) / name)]
+
+
+def _select(table, sample_scope, scope, side, col):
     if table is None:
         return []
-    uids = table.column(S.UID).to_pylist()
-    sides = table.column(S.SIDE).to_pylist()
-    vals = column(table, col)
-    keep = [i for i, (u, sd) in enumerate(zip(uids, sides)) if sd == side and uid_scope.get(u) == scope]
-    return vals[keep]
+    sides = np.array(table.column(S.SIDE).to_pylist(), dtype=object)
+    return column(table, col)[(sides == side) & (sample_scope == scope)]
 
 
 def _packet_sizes(table, scope, side) -> dict:

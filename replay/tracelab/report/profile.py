@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 from tracelab_models import schema as S
 from tracelab_models.distributions import fit_all, qq_plot
-from tracelab_models.profile import column, read_summary, read_table
+from tracelab_models.profile import column, read_summary, read_table, sample_connections
 
 from .html import Page, cdf, fig, log_if_wide
 
@@ -135,12 +135,11 @@ def _scoped_cdf(page, name, xlabel, values, scope, mask, caption):
 
 
 def _samples_cdf(page, profile_dir, conns, scope, table, col, name, xlabel, caption):
-    t = read_table(profile_dir, table, [S.UID, S.SIDE, col], required=False)
+    t = read_table(profile_dir, table, [S.CONN, S.SIDE, col], required=False)
     f, ax = fig()
     drawn = False
     if t is not None:
-        uid_scope = dict(zip(conns.column(S.UID).to_pylist(), scope.tolist()))
-        sc = np.array([uid_scope.get(u, "") for u in t.column(S.UID).to_pylist()], dtype=object)
+        sc = scope[sample_connections(t, conns.num_rows, Path(profile_dir) / table)]
         side = np.array(t.column(S.SIDE).to_pylist(), dtype=object)
         v = column(t, col)
         for s in SCOPES:

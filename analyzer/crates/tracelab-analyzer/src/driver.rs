@@ -26,6 +26,7 @@ use crate::hosts::HostTable;
 use crate::scope::{LocalNets, Scope};
 use crate::spill::{LoadSpill, PairSpill};
 use crate::writers::{Composition, OutputWriters, SizeHistogram};
+use tracelab_output::table::Codec;
 
 pub const EPOCH_NS: i64 = 1_000_000_000;
 const BATCH: usize = 4096;
@@ -49,6 +50,8 @@ pub struct ProfileConfig {
     pub tracker: TrackerConfig,
     pub bin_ns: i64,
     pub reader: ReaderKind,
+    /// Parquet page compression.
+    pub compression: Codec,
     pub progress: bool,
     /// A role model (`--roles`) applied to every host in hosts.parquet.
     pub roles: Option<std::sync::Arc<crate::roles::RoleModel>>,
@@ -241,7 +244,7 @@ struct Sink<'a> {
 impl Sink<'_> {
     fn write(&mut self, c: &ConnRecord) -> std::io::Result<()> {
         let scope = Scope::of(&self.cfg.local, &c.orig_h, &c.resp_h);
-        self.writers.connection(c, scope, &self.cfg.local, self.open_ns)?;
+        self.writers.connection(c, self.count, scope, &self.cfg.local, self.open_ns)?;
         *self.by_proto.entry(tracelab_output::conn::proto_name(c.ip_proto)).or_default() += 1;
         *self.by_state.entry(c.conn_state.name()).or_default() += 1;
         self.hosts.add(c, &self.cfg.local);
@@ -274,7 +277,7 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
 
     let mut sink = Sink {
         cfg,
-        writers: OutputWriters::create(&cfg.out_dir).map_err(io)?,
+        writers: OutputWriters::create(&cfg.out_dir, cfg.compression).map_err(io)?,
         hosts: HostTable::default(),
         pairs: PairSpill::create(&cfg.out_dir).map_err(io)?,
         load: LoadSpill::create(&cfg.out_dir).map_err(io)?,
@@ -379,12 +382,12 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
     let servers = hosts.servers(&cfg.servers);
     let (mut files, composition) =
         writers.finish(&cfg.out_dir, &acc, &servers, &cfg.local, pairs, &sizes).map_err(io)?;
-    files.push(crate::writers::write_hosts(&cfg.out_dir, &hosts, &servers, &cfg.local, cfg.roles.as_deref()).map_err(io)?);
-    files.push(crate::writers::write_load(&cfg.out_dir, load, &servers, &cfg.local, cfg.bin_ns).map_err(io)?);
+    files.push(crate::writers::write_hosts(&cfg.out_dir, &hosts, &servers, &cfg.local, cfg.roles.as_deref(), cfg.compression).map_err(io)?);
+    files.push(crate::writers::write_load(&cfg.out_dir, load, &servers, &cfg.local, cfg.bin_ns, cfg.compression).map_err(io)?);
     Ok(Profile {
         accounting: acc,
         servers: servers.0.len(),
-        local_hosts: hosts.sorted().keys().filter(|a| cfg.local.is_local(a)).count(),
+        local_hosts: hosts.addrs().filter(|a| cfg.local.is_local(a)).count(),
         hosts: hosts.len(),
         connections: count,
         by_proto,

@@ -9,7 +9,7 @@
 //! every connection a host initiated. A host is a *server* if it accepted at
 //! least one TCP connection by a SYN/ACK, or is listed in `--servers`.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use tracelab_decode::{ip_proto, Addr};
 use tracelab_flow::{ConnRecord, MixBuild};
@@ -114,8 +114,14 @@ impl HostTable {
     }
 
     /// Hosts in address order (deterministic output).
-    pub fn sorted(&self) -> BTreeMap<Addr, &HostStats> {
-        self.hosts.iter().map(|(a, h)| (*a, h)).collect()
+    pub fn sorted(&self) -> Vec<(Addr, &HostStats)> {
+        let mut v: Vec<_> = self.hosts.iter().map(|(a, h)| (*a, h)).collect();
+        v.sort_unstable_by_key(|(a, _)| *a);
+        v
+    }
+
+    pub fn addrs(&self) -> impl Iterator<Item = &Addr> {
+        self.hosts.keys()
     }
 
     pub fn len(&self) -> usize {

@@ -12,6 +12,7 @@ use tracelab_analyzer::scope::{Cidr, LocalNets};
 use tracelab_analyzer::summary::{print_human, summary_json, write_summary};
 use tracelab_decode::Addr;
 use tracelab_flow::TrackerConfig;
+use tracelab_output::table::Codec;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -30,6 +31,12 @@ enum Reader {
     Native,
     /// libpcap (the reference; no gzip, no mixed-link-type pcapng)
     Libpcap,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Compression {
+    None,
+    Snappy,
 }
 
 /// Profile a pcap/pcapng trace (optionally gzip-compressed): connections with
@@ -70,6 +77,9 @@ struct Args {
     /// Frame reader
     #[arg(long, value_enum, default_value_t = Reader::Native)]
     reader: Reader,
+    /// Parquet page compression: none (fastest; files ~1.9x larger) or snappy
+    #[arg(long, value_enum, default_value_t = Compression::None)]
+    compression: Compression,
     /// Print summary.json instead of the human summary
     #[arg(long)]
     json: bool,
@@ -136,6 +146,10 @@ fn build_config(a: &Args) -> Result<(ProfileConfig, serde_json::Value), String> 
             reader: match a.reader {
                 Reader::Native => ReaderKind::Native,
                 Reader::Libpcap => ReaderKind::Libpcap,
+            },
+            compression: match a.compression {
+                Compression::None => Codec::None,
+                Compression::Snappy => Codec::Snappy,
             },
             progress: !a.no_progress,
             roles: a.roles.as_deref().map(RoleModel::load).transpose()?.map(std::sync::Arc::new),

@@ -63,6 +63,7 @@ pub fn summary_json(cfg: &ProfileConfig, p: &Profile, tracker_config: Value) -> 
                 crate::driver::ReaderKind::Native => "native",
                 crate::driver::ReaderKind::Libpcap => "libpcap",
             },
+            "parquet_compression": cfg.compression.name(),
             "tracker": tracker_config,
             "roles_model": cfg.roles_path.as_ref().map(|p| p.display().to_string()),
         },

@@ -22,7 +22,7 @@ use parquet::file::statistics::Statistics;
 use tracelab_decode::PacketMeta;
 use tracelab_flow::ConnRecord;
 use tracelab_output::conn::{self, ConnContext, ConnText, CONN_COLUMNS, CONN_FINAL_COLUMNS};
-use tracelab_output::table::{io_err, schema, Kind, ParquetTable};
+use tracelab_output::table::{io_err, schema, Codec, Kind, ParquetTable};
 
 use crate::driver::{create_file, Accounting};
 use crate::hosts::HostTable;
@@ -61,11 +61,14 @@ impl Default for SizeHistogram {
     }
 }
 
+// Samples name their connection by `conn`, its row in connections.parquet
+// (0-based, output order), not by uid: an integer per sample instead of a
+// 17-byte string, and a join by position (`scope[conn]`) for readers.
 const WARMUP_COLUMNS: &[(&str, Kind)] =
-    &[("uid", Kind::Id), ("side", Kind::Str), ("train", Kind::I32), ("warmup_s", Kind::F64)];
+    &[("conn", Kind::I64), ("side", Kind::Str), ("train", Kind::I32), ("warmup_s", Kind::F64)];
 const TRAIN_COLUMNS: &[(&str, Kind)] =
-    &[("uid", Kind::Id), ("side", Kind::Str), ("train", Kind::I32), ("size_pkts", Kind::I64)];
-const RTT_COLUMNS: &[(&str, Kind)] = &[("uid", Kind::Id), ("side", Kind::Str), ("rtt_s", Kind::F64)];
+    &[("conn", Kind::I64), ("side", Kind::Str), ("train", Kind::I32), ("size_pkts", Kind::I64)];
+const RTT_COLUMNS: &[(&str, Kind)] = &[("conn", Kind::I64), ("side", Kind::Str), ("rtt_s", Kind::F64)];
 const SIZE_COLUMNS: &[(&str, Kind)] =
     &[("scope", Kind::Str), ("side", Kind::Str), ("ip_len", Kind::I32), ("count", Kind::I64)];
 const HOST_COLUMNS: &[(&str, Kind)] = &[
@@ -102,6 +105,7 @@ const LOAD_COLUMNS: &[(&str, Kind)] = &[
 pub struct OutputWriters {
     conn_log: BufWriter<File>,
     conn_log_started: bool,
+    codec: Codec,
     text: ConnText,
     partial_path: PathBuf,
     partial: ParquetTable,
@@ -111,18 +115,19 @@ pub struct OutputWriters {
 }
 
 impl OutputWriters {
-    pub fn create(dir: &Path) -> io::Result<OutputWriters> {
+    pub fn create(dir: &Path, codec: Codec) -> io::Result<OutputWriters> {
         let partial_path = dir.join(".connections.partial.parquet");
         let samples = dir.join("samples");
         Ok(OutputWriters {
             conn_log: create_file(&dir.join("conn.log"))?,
             conn_log_started: false,
+            codec,
             text: ConnText::default(),
-            partial: ParquetTable::create(&partial_path, CONN_COLUMNS)?,
+            partial: ParquetTable::create(&partial_path, CONN_COLUMNS, codec)?,
             partial_path,
-            warmups: ParquetTable::create(&samples.join("warmups.parquet"), WARMUP_COLUMNS)?,
-            trains: ParquetTable::create(&samples.join("trains.parquet"), TRAIN_COLUMNS)?,
-            rtts: ParquetTable::create(&samples.join("rtt.parquet"), RTT_COLUMNS)?,
+            warmups: ParquetTable::create(&samples.join("warmups.parquet"), WARMUP_COLUMNS, codec)?,
+            trains: ParquetTable::create(&samples.join("trains.parquet"), TRAIN_COLUMNS, codec)?,
+            rtts: ParquetTable::create(&samples.join("rtt.parquet"), RTT_COLUMNS, codec)?,
         })
     }
 
@@ -134,9 +139,10 @@ impl OutputWriters {
         Ok(())
     }
 
-    /// One finished connection, in output order. `open_ns` stamps conn.log's
+    /// One finished connection, in output order; `row` is its row number in
+    /// connections.parquet (the samples' `conn`). `open_ns` stamps conn.log's
     /// `#open` line (the first packet's time) when this is the first one.
-    pub fn connection(&mut self, c: &ConnRecord, scope: Scope, local: &LocalNets, open_ns: i64) -> io::Result<()> {
+    pub fn connection(&mut self, c: &ConnRecord, row: u64, scope: Scope, local: &LocalNets, open_ns: i64) -> io::Result<()> {
         let has_local = !local.is_empty();
         let ctx = ConnContext {
             scope: scope.name(),
@@ -149,21 +155,22 @@ impl OutputWriters {
         conn::push_conn(self.partial.row(), c, &ctx, &self.text);
         self.partial.row().end_row();
         self.partial.flush_if_full()?;
+        let row = Some(row as i64);
         if let Some(t) = &c.transfer {
             for (side, s) in [("orig", &t.orig), ("resp", &t.resp)] {
                 for (i, w) in s.warmups_ns.iter().enumerate() {
-                    self.warmups.row().str(Some(&c.uid)).str(Some(side)).i32(Some(i as i32)).f64(Some(*w as f64 / 1e9)).end_row();
+                    self.warmups.row().i64(row).str(Some(side)).i32(Some(i as i32)).f64(Some(*w as f64 / 1e9)).end_row();
                     self.warmups.flush_if_full()?;
                 }
                 for (i, n) in s.train_sizes.iter().enumerate() {
-                    self.trains.row().str(Some(&c.uid)).str(Some(side)).i32(Some(i as i32)).i64(Some(*n as i64)).end_row();
+                    self.trains.row().i64(row).str(Some(side)).i32(Some(i as i32)).i64(Some(*n as i64)).end_row();
                     self.trains.flush_if_full()?;
                 }
             }
         }
         for (side, samples) in [("orig", &c.rtt.data_ack_orig_samples), ("resp", &c.rtt.data_ack_resp_samples)] {
             for s in samples {
-                self.rtts.row().str(Some(&c.uid)).str(Some(side)).f64(Some(*s as f64 / 1e9)).end_row();
+                self.rtts.row().i64(row).str(Some(side)).f64(Some(*s as f64 / 1e9)).end_row();
                 self.rtts.flush_if_full()?;
             }
         }
@@ -189,12 +196,12 @@ impl OutputWriters {
         for t in [self.warmups, self.trains, self.rtts] {
             files.push(t.close()?);
         }
-        let (path, composition) = add_category(dir, &self.partial_path, servers, local, pairs)?;
+        let (path, composition) = add_category(dir, &self.partial_path, servers, local, pairs, self.codec)?;
         files.push(path);
         fs::remove_file(&self.partial_path)?;
 
         let path = dir.join("samples").join("packet_sizes.parquet");
-        let mut t = ParquetTable::create(&path, SIZE_COLUMNS)?;
+        let mut t = ParquetTable::create(&path, SIZE_COLUMNS, self.codec)?;
         for scope in Scope::ALL {
             for (side_idx, side) in ["orig", "resp"].into_iter().enumerate() {
                 let base = (scope as usize * 2 + side_idx) * SIZE_SLOTS;
@@ -224,12 +231,13 @@ fn add_category(
     servers: &Servers,
     local: &LocalNets,
     pairs: PairSpill,
+    codec: Codec,
 ) -> io::Result<(PathBuf, Composition)> {
     let mut all = CONN_COLUMNS.to_vec();
     all.extend_from_slice(CONN_FINAL_COLUMNS);
     let final_schema = schema(&all);
     let path = dir.join("connections.parquet");
-    let (mut file_writer, factory) = ParquetTable::create(&path, &all)?.into_serialized_writer()?;
+    let (mut file_writer, factory) = ParquetTable::create(&path, &all, codec)?.into_serialized_writer()?;
     let source = File::open(partial)?;
     // The copied chunks keep every piece of their metadata: the page index,
     // and the page encoding statistics in full (the reader's default keeps
@@ -352,12 +360,15 @@ pub fn write_hosts(
     servers: &Servers,
     local: &LocalNets,
     roles: Option<&RoleModel>,
+    codec: Codec,
 ) -> io::Result<PathBuf> {
-    let mut t = ParquetTable::create(&dir.join("hosts.parquet"), HOST_COLUMNS)?;
+    let mut t = ParquetTable::create(&dir.join("hosts.parquet"), HOST_COLUMNS, codec)?;
+    let mut text = String::new();
     for (addr, h) in hosts.sorted() {
         let total = h.bytes_internal + h.bytes_external;
+        conn::push_addr(&mut text, &addr);
         t.row()
-            .str(Some(&addr.to_string()))
+            .str(Some(&text))
             .bool(Some(local.is_local(&addr)))
             .bool(Some(servers.is_server(&addr)))
             .i64(Some(h.incnx as i64))
@@ -391,7 +402,14 @@ struct LoadCell {
     download: u64,
 }
 
-pub fn write_load(dir: &Path, load: LoadSpill, servers: &Servers, local: &LocalNets, bin_ns: i64) -> io::Result<PathBuf> {
+pub fn write_load(
+    dir: &Path,
+    load: LoadSpill,
+    servers: &Servers,
+    local: &LocalNets,
+    bin_ns: i64,
+    codec: Codec,
+) -> io::Result<PathBuf> {
     let mut cells: BTreeMap<(i64, Scope, Category), LoadCell> = BTreeMap::new();
     load.drain(|row| {
         let cat = servers.category(local, &row.orig, &row.resp);
@@ -406,7 +424,7 @@ pub fn write_load(dir: &Path, load: LoadSpill, servers: &Servers, local: &LocalN
         cell.upload += up;
         cell.download += down;
     })?;
-    let mut t = ParquetTable::create(&dir.join("load.parquet"), LOAD_COLUMNS)?;
+    let mut t = ParquetTable::create(&dir.join("load.parquet"), LOAD_COLUMNS, codec)?;
     for ((bin, scope, cat), c) in cells {
         t.row()
             .f64(Some((bin * bin_ns) as f64 / 1e9))

@@ -292,3 +292,61 @@ fn host_features_match_counts_from_zeek_conn_log() {
     }
     assert!(b.column_by_name("server").unwrap().null_count() == 0);
 }
+
+/// samples/*.parquet name their connection by `conn`, its row in
+/// connections.parquet: each connection's DATA-ACK sample count per side
+/// (a column of connections.parquet, computed by the tracker) equals the
+/// number of rtt.parquet rows pointing at it, and each connection's train
+/// count the rows of trains.parquet and warmups.parquet.
+#[test]
+fn samples_join_connections_by_row() {
+    let out = tmp("samples-join");
+    let o = analyze(&repo().join("datasets/real/zeek-wikipedia.pcap"), &out, &["--threads", "2"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let conns = concat(&read_parquet(&out.join("connections.parquet")));
+    let n = conns.num_rows();
+    // (table, value column naming the side's expected count in connections.parquet)
+    for (table, counts) in [("rtt", "rtt_data_ack_{side}_count"), ("trains", "{side}_trains"), ("warmups", "{side}_trains")] {
+        let t = concat(&read_parquet(&out.join(format!("samples/{table}.parquet"))));
+        assert!(t.num_rows() > 0, "{table}: no samples on this trace");
+        let conn = t.column_by_name("conn").unwrap().as_primitive::<Int64Type>();
+        let side = t.column_by_name("side").unwrap().as_string::<i32>();
+        let mut seen: BTreeMap<(i64, String), i64> = BTreeMap::new();
+        for i in 0..t.num_rows() {
+            assert!((0..n as i64).contains(&conn.value(i)), "{table}: conn {} outside 0..{n}", conn.value(i));
+            *seen.entry((conn.value(i), side.value(i).to_string())).or_default() += 1;
+        }
+        for s in ["orig", "resp"] {
+            let col = conns.column_by_name(&counts.replace("{side}", s)).unwrap().as_primitive::<Int64Type>();
+            for row in 0..n {
+                let expect = if col.is_null(row) { 0 } else { col.value(row) };
+                assert_eq!(seen.get(&(row as i64, s.to_string())).copied().unwrap_or(0), expect, "{table} {s} row {row}");
+            }
+        }
+    }
+}
+
+fn concat(batches: &[RecordBatch]) -> RecordBatch {
+    arrow_select::concat::concat_batches(&batches[0].schema(), batches).unwrap()
+}
+
+/// `--compression snappy` changes how pages are stored, not what they hold;
+/// the default writes them uncompressed.
+#[test]
+fn compression_changes_codec_not_values() {
+    let trace = repo().join("datasets/real/pcapplusplus-example.pcap");
+    let (plain, snappy) = (tmp("codec-none"), tmp("codec-snappy"));
+    assert!(analyze(&trace, &plain, &[]).status.success());
+    assert!(analyze(&trace, &snappy, &["--compression", "snappy"]).status.success());
+    for f in ["connections.parquet", "hosts.parquet", "load.parquet", "samples/rtt.parquet", "samples/packet_sizes.parquet"] {
+        for (dir, codec) in [(&plain, parquet::basic::Compression::UNCOMPRESSED), (&snappy, parquet::basic::Compression::SNAPPY)] {
+            let meta = ParquetRecordBatchReaderBuilder::try_new(fs::File::open(dir.join(f)).unwrap()).unwrap().metadata().clone();
+            for rg in meta.row_groups() {
+                assert!(rg.columns().iter().all(|c| c.compression() == codec), "{f}: expected {codec:?}");
+            }
+        }
+        assert_eq!(read_parquet(&plain.join(f)), read_parquet(&snappy.join(f)), "{f}");
+    }
+    assert_eq!(summary(&snappy)["config"]["parquet_compression"], "snappy");
+    assert_eq!(summary(&plain)["config"]["parquet_compression"], "none");
+}

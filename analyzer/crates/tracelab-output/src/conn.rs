@@ -219,10 +219,10 @@ fn zeek_bool(b: Option<bool>) -> &'static [u8] {
     }
 }
 
-/// Appends an address in the RFC 5952 form Zeek prints. IPv4 (nearly every
+/// Writes an address (replacing `out`) in the RFC 5952 form Zeek prints. IPv4 (nearly every
 /// address in practice) is written digit by digit; IPv6 goes through
 /// `Display`, which already implements the zero-run compression rules.
-fn push_addr(out: &mut String, a: &tracelab_decode::Addr) {
+pub fn push_addr(out: &mut String, a: &tracelab_decode::Addr) {
     out.clear();
     if a.is_v4() {
         let mut buf = itoa::Buffer::new();
