@@ -33,10 +33,16 @@ class LogHistogram {
   // Nearest-rank quantile: the upper edge of the bucket holding rank ceil(q*n).
   uint64_t quantile(double q, uint64_t n) const;
 
+  // Bucket of v: below 2^kSubBits, v itself; above, with m the top bit of
+  // v and s = m - kSubBits, block s + 1 of 2^kSubBits buckets and within
+  // it the kSubBits bits below the top one: (s + 1) * 2^kSubBits +
+  // (v >> s) - 2^kSubBits = (s << kSubBits) + (v >> s), because v >> s has
+  // its top bit at kSubBits. With s clamped at 0 the same sum is v for the
+  // small values: one branch-free expression for both ranges.
   static size_t index(uint64_t v) {
-    if (v < (1ULL << kSubBits)) return static_cast<size_t>(v);
-    const int m = 63 - __builtin_clzll(v);
-    return (static_cast<size_t>(m - kSubBits + 1) << kSubBits) | ((v >> (m - kSubBits)) & ((1ULL << kSubBits) - 1));
+    const int top = 63 - __builtin_clzll(v | 1);
+    const int s = top > kSubBits ? top - kSubBits : 0;
+    return (static_cast<size_t>(s) << kSubBits) + static_cast<size_t>(v >> s);
   }
   static uint64_t upper_edge(size_t idx) {
     if (idx < (1ULL << kSubBits)) return idx;
@@ -89,7 +95,8 @@ class Distribution1D {
   void take(int64_t v, uint64_t count) {
     if (count == 0) return;
     hist_.add(static_cast<uint64_t>(v < 0 ? 0 : v), count);
-    sum_ += static_cast<__int128>(v) * count;
+    // count < 2^63: a signed 64 x 64 -> 128-bit product, one multiply.
+    sum_ += static_cast<__int128>(v) * static_cast<int64_t>(count);
     min_ = std::min(min_, v);  // the sentinels below make the first value both
     max_ = std::max(max_, v);
   }

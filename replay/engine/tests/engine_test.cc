@@ -320,6 +320,35 @@ TEST(Metrics, LogHistogramQuantilesAreWithinTheirResolution) {
   EXPECT_EQ(LogHistogram::upper_edge(LogHistogram::index(511)), 511u);  // exact below 2^9
 }
 
+// The bucket of v by its definition: v itself below 2^9; above, the top
+// bit's position m picks a block of 512 buckets and the 9 bits below it the
+// bucket. Every bucket must hold v: lower edge <= v <= upper_edge.
+TEST(Metrics, LogHistogramIndexMatchesItsDefinition) {
+  const auto by_definition = [](uint64_t v) -> size_t {
+    if (v < 512) return v;
+    int m = 63;
+    while (!(v >> m)) --m;
+    return static_cast<size_t>(m - 8) * 512 + ((v >> (m - 9)) & 511);
+  };
+  std::vector<uint64_t> values = {0, 1, 2, 510, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, ~0ULL, ~0ULL - 1, 1ULL << 63};
+  for (int b = 1; b < 64; ++b)
+    for (uint64_t d : {0ULL, 1ULL}) values.push_back((1ULL << b) - d), values.push_back((1ULL << b) + d);
+  uint64_t x = 88172645463325252ULL;  // xorshift64: arbitrary values of every magnitude
+  for (int i = 0; i < 20000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    values.push_back(x >> (i % 64));
+  }
+  for (uint64_t v : values) {
+    const size_t idx = LogHistogram::index(v);
+    ASSERT_EQ(idx, by_definition(v)) << v;
+    ASSERT_LT(idx, LogHistogram::kBuckets) << v;
+    ASSERT_GE(LogHistogram::upper_edge(idx), v) << v;
+    if (idx > 0) {
+      ASSERT_LT(LogHistogram::upper_edge(idx - 1), v) << v;
+    }
+  }
+}
+
 TEST(Metrics, Distribution1DFallsBackToTheHistogramBeyondItsSamples) {
   Distribution1D exact(100), approx(10);
   for (int64_t v = 1; v <= 100; ++v) exact.add(v * 1000), approx.add(v * 1000);
