@@ -52,18 +52,25 @@ class Ring {
 };
 
 // What the engine remembers of a packet while it is in the network; the
-// core's Packet::handle is the index of this record.
+// core's Packet::handle is the index of this record. No uint8_t fields: a
+// store through a character type may alias any object, so the compiler
+// would reload every vector's pointer after writing one.
 struct Record {
   Time created = 0;
   Time node_arrival = 0;
   Time queued = 0;  // queueing delay accumulated over the nodes crossed so far
   uint64_t uid = 0;
   uint32_t length = 0;
-  uint32_t caplen = 0, wire_len = 0;
-  uint8_t cls = 0;
-  uint8_t exit_node = 0;
+  uint16_t cls = 0;
+  uint16_t exit_node = 0;
   bool measured = false;
   bool in_use = false;
+};
+
+// A recorded packet's bytes, kept beside its Record only with out_pcap.
+struct Frame {
+  std::vector<uint8_t> bytes;  // the captured part
+  uint32_t wire_len = 0;
 };
 
 struct InFlight {
@@ -136,7 +143,7 @@ struct Engine::Impl {
   Ingress ingress[256];
   std::vector<Record> recs;
   std::vector<uint32_t> free_slots;
-  std::vector<std::vector<uint8_t>> frames;  // only with out_pcap
+  std::vector<Frame> frames;  // by record slot, only with out_pcap
   std::vector<ClassStats> class_stats;
   Detail detail;
   pcap_t* dead = nullptr;
@@ -314,19 +321,18 @@ struct Engine::Impl {
     r.uid = offered++;
     r.length = a.pkt.length;
     r.cls = a.pkt.cls;
-    r.exit_node = static_cast<uint8_t>(src.last_node());
+    r.exit_node = static_cast<uint16_t>(src.last_node());
     r.measured = now >= cfg.measure_from && now < cfg.measure_until;
     r.in_use = true;
     if (dumper) {
-      frames[slot].assign(a.data, a.data + a.caplen);
-      r.caplen = a.caplen;
-      r.wire_len = a.wire_len;
+      frames[slot].bytes.assign(a.data, a.data + a.caplen);
+      frames[slot].wire_len = a.wire_len;
       if (!have_epoch) {
         epoch_ns = a.ts_sec * 1000000000LL + a.ts_nsec - now / kNanosecond;
         have_epoch = true;
       }
     }
-    ClassStats& cs = stats_for(r.cls);
+    ClassStats& cs = stats_for(a.pkt.cls);
     if (r.measured) {
       ++cs.offered;
       cs.offered_bytes += r.length;
@@ -334,7 +340,7 @@ struct Engine::Impl {
     if (cfg.detail) {
       detail.source.push_back(static_cast<uint32_t>(i));
       detail.length.push_back(r.length);
-      detail.cls.push_back(r.cls);
+      detail.cls.push_back(static_cast<uint8_t>(r.cls));
       detail.fate.push_back(255);
       detail.node.push_back(0);
       detail.created.push_back(now);
@@ -437,9 +443,10 @@ struct Engine::Impl {
       pcap_pkthdr h{};
       h.ts.tv_sec = ns / 1000000000LL;
       h.ts.tv_usec = ns % 1000000000LL;  // nanoseconds: the dump was opened with nano precision
-      h.caplen = r.caplen;
-      h.len = r.wire_len;
-      pcap_dump(reinterpret_cast<u_char*>(dumper), &h, frames[slot].data());
+      const Frame& f = frames[slot];
+      h.caplen = static_cast<uint32_t>(f.bytes.size());
+      h.len = f.wire_len;
+      pcap_dump(reinterpret_cast<u_char*>(dumper), &h, f.bytes.data());
     }
     release(static_cast<uint32_t>(slot));
   }
