@@ -4,6 +4,9 @@
 // A ring of Packet slots allocated once at construction; push/pop never
 // allocate. Each slot carries one extra 64-bit word (`tag`) for what a core
 // needs beside the Packet (a release time, an encapsulated-packet count).
+// The slots are rounded up to a power of two so that positions wrap with a
+// mask, not a 64-bit division per push/pop/at; the capacity stays the one
+// asked for (full() and push() refuse beyond it).
 #pragma once
 
 #include <cstddef>
@@ -16,8 +19,9 @@ namespace tracelab {
 
 class PacketRing {
  public:
-  explicit PacketRing(size_t capacity)
-      : cap_(capacity ? capacity : 1), slots_(new Slot[cap_]) {}
+  explicit PacketRing(size_t capacity) : cap_(capacity ? capacity : 1), mask_(round_up_pow2(cap_) - 1) {
+    slots_.reset(new Slot[mask_ + 1]);
+  }
 
   size_t capacity() const { return cap_; }
   size_t size() const { return size_; }
@@ -29,7 +33,7 @@ class PacketRing {
   // and is refused (returns false) rather than overwriting.
   bool push(const Packet& p, int64_t tag = 0) {
     if (full()) return false;
-    Slot& s = slots_[(head_ + size_) % cap_];
+    Slot& s = slots_[(head_ + size_) & mask_];
     s.p = p;
     s.tag = tag;
     ++size_;
@@ -38,13 +42,13 @@ class PacketRing {
   }
   const Packet& front() const { return slots_[head_].p; }
   int64_t front_tag() const { return slots_[head_].tag; }
-  const Packet& at(size_t i) const { return slots_[(head_ + i) % cap_].p; }
-  int64_t tag_at(size_t i) const { return slots_[(head_ + i) % cap_].tag; }
-  void set_tag_at(size_t i, int64_t tag) { slots_[(head_ + i) % cap_].tag = tag; }
-  Packet& back() { return slots_[(head_ + size_ - 1) % cap_].p; }
+  const Packet& at(size_t i) const { return slots_[(head_ + i) & mask_].p; }
+  int64_t tag_at(size_t i) const { return slots_[(head_ + i) & mask_].tag; }
+  void set_tag_at(size_t i, int64_t tag) { slots_[(head_ + i) & mask_].tag = tag; }
+  Packet& back() { return slots_[(head_ + size_ - 1) & mask_].p; }
   void pop() {
     bytes_ -= slots_[head_].p.length;
-    head_ = (head_ + 1) % cap_;
+    head_ = (head_ + 1) & mask_;
     --size_;
   }
   // Adjust the byte count after a queued packet's length changed in place.
@@ -55,11 +59,17 @@ class PacketRing {
   }
 
  private:
+  static size_t round_up_pow2(size_t n) {
+    size_t p = 1;
+    while (p < n) p <<= 1;
+    return p;
+  }
   struct Slot {
     Packet p;
     int64_t tag;
   };
   size_t cap_;
+  size_t mask_;  // slots - 1
   std::unique_ptr<Slot[]> slots_;
   size_t head_ = 0;
   size_t size_ = 0;

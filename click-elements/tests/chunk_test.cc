@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <deque>
+#include <utility>
 #include <vector>
 
 #include "basicq.hh"
@@ -74,6 +76,43 @@ struct Sim {
 };
 
 // --- BasiCQ ---------------------------------------------------------------
+
+// PacketRing against std::deque: a capacity that is not a power of two
+// (its slots are rounded up; it must still hold exactly 5), many wraps.
+TEST(PacketRing, MatchesADequeAcrossWrapsAtACapacityOfFive) {
+  PacketRing ring(5);
+  std::deque<std::pair<Packet, int64_t>> model;
+  uint64_t x = 12345, bytes = 0;
+  for (int step = 0; step < 5000; ++step) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;  // fixed LCG: a repeatable mix of pushes and pops
+    if ((x >> 33) % 3 != 0) {
+      const Packet p = pkt(40 + static_cast<uint32_t>(step % 1400), kNever, static_cast<uint64_t>(step));
+      const bool pushed = ring.push(p, -step);
+      ASSERT_EQ(pushed, model.size() < 5) << step;
+      if (pushed) {
+        model.emplace_back(p, -step);
+        bytes += p.length;
+      }
+    } else if (!model.empty()) {
+      ASSERT_EQ(ring.front().handle, model.front().first.handle);
+      ASSERT_EQ(ring.front_tag(), model.front().second);
+      bytes -= model.front().first.length;
+      ring.pop();
+      model.pop_front();
+    }
+    ASSERT_EQ(ring.size(), model.size());
+    ASSERT_EQ(ring.full(), model.size() == 5);
+    ASSERT_EQ(ring.bytes(), bytes);
+    for (size_t i = 0; i < model.size(); ++i) {
+      ASSERT_EQ(ring.at(i).handle, model[i].first.handle) << step << " " << i;
+      ASSERT_EQ(ring.tag_at(i), model[i].second);
+    }
+    if (!model.empty()) {
+      ASSERT_EQ(ring.back().handle, model.back().first.handle);
+    }
+  }
+  EXPECT_EQ(ring.capacity(), 5u);
+}
 
 TEST(BasiCQ, MtuExcessCutsBeforeTheOverflowingPacket) {
   BasiCQ q(BasiCQConfig{9000, /*shim=*/false, 100});

@@ -1,18 +1,9 @@
 // Builders of the cores that use chunk_buffer.hh: BasiCQ, ChuMQ, ChuTQ and
 // the MTQ/QTL queue.
-//
-// Why a separate file with a #define: click-elements/core/chunk_buffer.hh
-// and fifo_buffer.hh both define `tracelab::PacketRing`, differently. One
-// program holding both definitions breaks the one-definition rule (the
-// linker would keep one copy of each same-named inline member). Renaming
-// the chunking one here, in a translation unit that never sees
-// fifo_buffer.hh, keeps the two apart until the cores rename it.
-#define PacketRing ChunkPacketRing
 #include "basicq.hh"
 #include "chumq.hh"
 #include "chutq.hh"
 #include "mtq_qtl.hh"
-#undef PacketRing
 
 #include "element_helpers.hh"
 
