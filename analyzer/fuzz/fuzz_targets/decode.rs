@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tracelab_decode::{decode, linktype};
+use tracelab_decode::{decode, decode_into, linktype, PacketMeta, TcpMeta};
 
 const LINK_TYPES: [u32; 14] = [
     linktype::ETHERNET,
@@ -29,9 +29,27 @@ fuzz_target!(|input: &[u8]| {
     let [selector, extra, frame @ ..] = input else { return };
     let link = LINK_TYPES[usize::from(*selector) % LINK_TYPES.len()];
     let wire_len = frame.len() as u32 + u32::from(*extra) * 9;
-    if let Ok(m) = decode(link, frame, 0, wire_len, 0) {
+    let fresh = decode(link, frame, 0, wire_len, 0);
+    if let Ok(m) = fresh {
         assert_eq!(m.cap_len as usize, frame.len());
         assert!(m.payload_captured <= m.payload_len, "{m:?}");
         assert!(m.payload_captured as usize <= frame.len(), "{m:?}");
+    }
+    // decode_into over a meta full of another packet's values: the same
+    // outcome, nothing stale.
+    let mut reused = PacketMeta {
+        ts_ns: -1,
+        sport: 0xdead,
+        dport: 0xbeef,
+        ip_len: u32::MAX,
+        payload_len: 7,
+        tcp: TcpMeta { flags: 0xff, mss: 9, wscale: Some(3), ..TcpMeta::default() },
+        vlan: 5,
+        ..PacketMeta::default()
+    };
+    let into = decode_into(link, frame, 0, wire_len, 0, &mut reused);
+    assert_eq!(into.err(), fresh.err());
+    if let Ok(m) = fresh {
+        assert_eq!(reused, m);
     }
 });

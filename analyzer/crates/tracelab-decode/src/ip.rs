@@ -47,6 +47,7 @@ fn be32(b: &[u8; 20], at: usize) -> u32 {
 }
 
 /// `offset` is where IP starts in `d` (the link header's length).
+#[inline]
 pub(crate) fn decode_ip(
     d: &[u8],
     offset: usize,
@@ -64,6 +65,7 @@ pub(crate) fn decode_ip(
     }
 }
 
+#[inline]
 fn ipv4(ip: &[u8], wire_ip: usize, m: &mut PacketMeta) -> Result<(), SkipReason> {
     let h = ip.first_chunk::<20>().ok_or(Truncated)?;
     let header_len = usize::from(h[0] & 0x0f) * 4;
@@ -158,6 +160,7 @@ fn ipv6(ip: &[u8], wire_ip: usize, m: &mut PacketMeta) -> Result<(), SkipReason>
 /// The transport header at `offset` in `ip`, `total` the IP length.
 /// `first_fragment`: the datagram continues in later fragments, so the IP
 /// length covers only part of it.
+#[inline]
 fn transport(
     ip: &[u8],
     offset: usize,

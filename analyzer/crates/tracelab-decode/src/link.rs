@@ -53,6 +53,7 @@ fn be16(b: &[u8], at: usize) -> Result<u16, SkipReason> {
     }
 }
 
+#[inline]
 pub(crate) fn locate_ip(link_type: u32, d: &[u8]) -> Result<L3, SkipReason> {
     match link_type {
         linktype::ETHERNET => ethernet(d),
@@ -96,8 +97,13 @@ fn bsd_family(af: u32) -> Result<L3, SkipReason> {
     }
 }
 
+#[inline]
 fn ethernet(d: &[u8]) -> Result<L3, SkipReason> {
     let mut ethertype = be16(d, 12)?;
+    // Untagged IP, most frames: the chain would return at its first step.
+    if ethertype == ETH_IPV4 || ethertype == ETH_IPV6 {
+        return at(14);
+    }
     let mut offset = 14;
     if ethertype == ETH_FABRICPATH {
         // Cisco FabricPath: a 16-byte outer header before the original

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use tracelab_decode::{decode, ip_proto, SkipReason};
+use tracelab_decode::{decode, decode_into, ip_proto, PacketMeta, SkipReason};
 
 #[path = "../../../test-support/shared_datasets.rs"]
 mod shared_datasets;
@@ -226,4 +226,40 @@ fn every_frame_is_decoded_or_skipped_for_a_reason() {
     );
     // The MANIFEST's total ("total packets 70,518").
     assert_eq!(total.frames, 70_518);
+}
+
+/// `decode_into` a reused `PacketMeta` (holding the previous packet, or a
+/// frame that failed half way) gives exactly what `decode` gives, on every
+/// frame of every shared trace: nothing stale survives.
+#[test]
+fn decode_into_a_reused_meta_equals_decode() {
+    let root = datasets();
+    let mut reused = PacketMeta {
+        sport: 0xdead,
+        ip_len: u32::MAX,
+        ..PacketMeta::default()
+    };
+    let mut frames = 0;
+    for path in traces(&root) {
+        let Ok(mut src) = tracelab_pcap::open(&path) else {
+            continue;
+        };
+        while let Ok(Some(f)) = src.next_frame() {
+            frames += 1;
+            let fresh = decode(f.link_type, f.data, f.ts_ns, f.wire_len, f.interface);
+            let into = decode_into(
+                f.link_type,
+                f.data,
+                f.ts_ns,
+                f.wire_len,
+                f.interface,
+                &mut reused,
+            );
+            assert_eq!(into.err(), fresh.err(), "{} frame {frames}", path.display());
+            if let Ok(m) = fresh {
+                assert_eq!(reused, m, "{} frame {frames}", path.display());
+            }
+        }
+    }
+    assert_eq!(frames, 70_518);
 }

@@ -28,6 +28,18 @@ impl Format {
         Some(Format { big_endian, nanos })
     }
 
+    /// The four fields of a record header, in the file's byte order
+    /// (one test of the order per record, not per field).
+    fn record_header(&self, h: &[u8; 16]) -> [u32; 4] {
+        let w = |i: usize| [h[i], h[i + 1], h[i + 2], h[i + 3]];
+        let words = [w(0), w(4), w(8), w(12)];
+        if self.big_endian {
+            words.map(u32::from_be_bytes)
+        } else {
+            words.map(u32::from_le_bytes)
+        }
+    }
+
     fn u32(&self, b: [u8; 4]) -> u32 {
         if self.big_endian {
             u32::from_be_bytes(b)
@@ -135,10 +147,7 @@ impl<R: Read> FrameSource for PcapReader<R> {
             }
         };
         let f = self.format;
-        let sec = f.u32([h[0], h[1], h[2], h[3]]);
-        let frac = f.u32([h[4], h[5], h[6], h[7]]);
-        let cap_len = f.u32([h[8], h[9], h[10], h[11]]);
-        let wire_len = f.u32([h[12], h[13], h[14], h[15]]);
+        let [sec, frac, cap_len, wire_len] = f.record_header(&h);
         if cap_len > MAX_CAPLEN {
             return Err(self.fail(
                 start,
