@@ -13,6 +13,8 @@ use crate::small::SmallList;
 /// Unacked data segments remembered per side for DATA-ACK matching; past
 /// it the oldest is forgotten (no sample), bounding memory per connection.
 const MAX_OUTSTANDING: usize = 512;
+/// The outstanding-segment queue's first capacity.
+const OUTSTANDING_START: usize = 16;
 /// Holes in a side's sequence space remembered to tell a late (reordered)
 /// segment from a retransmission.
 const MAX_HOLES: usize = 8;
@@ -52,6 +54,7 @@ struct Side {
 impl Side {
     /// Classifies a data segment [s, e): returns true if it is a
     /// retransmission (some of its bytes were already seen).
+    #[inline]
     fn classify(&mut self, s: u32, e: u32) -> bool {
         let Some(max) = self.snd_max else {
             self.snd_max = Some(e);
@@ -88,6 +91,7 @@ impl Side {
         true
     }
 
+    #[inline]
     fn sample(&mut self, v: i64, cap: usize) {
         if self.n == 0 {
             self.min = v;
@@ -151,6 +155,8 @@ pub(crate) struct TcpMetrics {
 }
 
 impl TcpMetrics {
+    /// Inlined into the tracker's per-packet path (its only caller).
+    #[inline]
     pub fn packet(
         &mut self,
         slot: usize,
@@ -230,6 +236,10 @@ impl TcpMetrics {
         } else {
             if me.outstanding.len() == MAX_OUTSTANDING {
                 me.outstanding.pop_front();
+            } else if me.outstanding.capacity() == 0 {
+                // One allocation for a typical window instead of growing
+                // through 4 and 8 (sides without data allocate nothing).
+                me.outstanding.reserve_exact(OUTSTANDING_START);
             }
             me.outstanding.push_back(Outstanding {
                 start: s,

@@ -8,6 +8,9 @@
 //! slots and move `Common::orig_slot` instead, so per-endpoint counters never
 //! need swapping.
 //!
+//! The per-packet helpers are `#[inline]`: each has one caller, and calls
+//! with ten arguments cost a measurable share of the packet's work.
+//!
 //! Not reproduced (see `docs/zeek-differences.md`): checksum validation
 //! ('C'/'c'), the 'I'/'Q' storms and weirds, window-recision weirds,
 //! `tcp_excessive_data_without_further_acks`, deferred closes while the
@@ -335,6 +338,7 @@ impl Tcp {
     }
 
     /// TCP_Endpoint::CheckHistory, including the "H then A/D" flip.
+    #[inline]
     fn check_history(&mut self, c: &mut Common, slot: usize, mask: u32, code: char) -> bool {
         if (code == 'A' || code == 'D') && c.history == "H" {
             self.flip_roles(c);
@@ -382,6 +386,7 @@ impl Tcp {
 
     /// TCPSessionAdapter::Process for one packet from `slot`.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn process(
         &mut self,
         c: &mut Common,
@@ -492,6 +497,7 @@ impl Tcp {
         TcpOutcome { established }
     }
 
+    #[inline]
     fn set_partial_status(&mut self, c: &Common, slot: usize, syn: bool, ack: bool) {
         if slot == c.orig_slot {
             if !self.first_packet_seen[slot] {
@@ -505,6 +511,7 @@ impl Tcp {
         self.first_packet_seen[slot] = true;
     }
 
+    #[inline]
     fn init_endpoint(&mut self, slot: usize, syn: bool, first_seg_seq: u32, last_seq: u32) {
         let ep = &mut self.ep[slot];
         match ep.state {
@@ -538,6 +545,7 @@ impl Tcp {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn update_history(
         &mut self,
         c: &mut Common,
@@ -592,6 +600,7 @@ impl Tcp {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn update_last_seq(
         &mut self,
         c: &mut Common,
@@ -620,6 +629,7 @@ impl Tcp {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn update_state_machine(
         &mut self,
         c: &mut Common,
@@ -797,6 +807,7 @@ impl Tcp {
     }
 
     /// TCP_Reassembler::DataSent + Reassembler::NewBlock, gap-relevant part.
+    #[inline]
     fn data_sent(&mut self, slot: usize, seq: u64, len: u64) {
         let ep = &mut self.ep[slot];
         if ep.skip_deliveries {
@@ -831,6 +842,7 @@ impl Tcp {
 
     /// TCP_Reassembler::AckReceived for the endpoint in `slot` (the data
     /// sender), with Trim/Undelivered/Gap.
+    #[inline]
     fn ack_received(&mut self, c: &mut Common, slot: usize, rel_ack: u64) {
         let mut seq = rel_ack;
         {
