@@ -10,6 +10,7 @@
 //! order of output rows do not depend on how packets were sharded, and memory
 //! stays bounded by active connections plus one epoch of finished ones.
 
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -209,9 +210,17 @@ struct Merger {
 
 impl Merger {
     fn offer(&mut self, (epoch, recs): EpochResult, out: &mut Sink) -> std::io::Result<()> {
-        let entry = self.pending.entry(epoch).or_insert_with(|| (0, Vec::new()));
-        entry.0 += 1;
-        entry.1.extend(recs);
+        // The first shard's records are moved in, not copied (one shard: all).
+        match self.pending.entry(epoch) {
+            Entry::Vacant(v) => {
+                v.insert((1, recs));
+            }
+            Entry::Occupied(mut o) => {
+                let (n, all) = o.get_mut();
+                *n += 1;
+                all.extend(recs);
+            }
+        }
         // Epochs complete in order per shard, so write every leading complete one.
         while let Some((&e, (n, _))) = self.pending.iter().next() {
             if *n < self.shards {
