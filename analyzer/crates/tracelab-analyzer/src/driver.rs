@@ -19,7 +19,7 @@ use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::thread;
 use std::time::Instant;
 
-use tracelab_decode::{decode, ip_proto, Addr, PacketMeta, SkipReason};
+use tracelab_decode::{decode_into, ip_proto, Addr, PacketMeta, SkipReason};
 use tracelab_flow::{ConnRecord, Tracker, TrackerConfig};
 use tracelab_pcap::{FrameSource, ReadError};
 
@@ -117,6 +117,9 @@ pub struct Profile {
     pub elapsed_s: f64,
 }
 
+/// What a shard is sent, in batches. `Copy`: a shard reads its batch in
+/// place and clears it, so a packet is copied once, into the batch.
+#[derive(Clone, Copy)]
 enum Msg {
     Packet(PacketMeta),
     Advance(i64),
@@ -155,13 +158,14 @@ fn shard_loop(
     let mut finished = Vec::new();
     let mut epoch = 0u64;
     for mut batch in rx {
-        for msg in batch.drain(..) {
+        // Read in place (moving each ~100-byte message out cost a copy).
+        for msg in &batch {
             match msg {
                 Msg::Packet(p) => {
-                    let from_orig = tracker.process(&p, &mut finished);
-                    sizes.add(&p, from_orig, &local);
+                    let from_orig = tracker.process(p, &mut finished);
+                    sizes.add(p, from_orig, &local);
                 }
-                Msg::Advance(now) => {
+                &Msg::Advance(now) => {
                     tracker.advance(now, &mut finished);
                     // The next epoch's vector starts at this one's size, so
                     // it rarely grows (growing moves every record).
@@ -178,6 +182,7 @@ fn shard_loop(
                 }
             }
         }
+        batch.clear();
         // The reader may be gone already; then the batch is simply dropped.
         let _ = recycle.send(batch);
     }
@@ -302,6 +307,8 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
     let progress = crate::progress::Progress::new(cfg.progress, source.size_hint());
     let mut epoch_end: Option<i64> = None;
     let mut first_write_error: Option<std::io::Error> = None;
+    // Decoded into in place, then copied once into a shard's batch.
+    let mut meta = PacketMeta::default();
 
     loop {
         if acc.frames % 65_536 == 65_535 {
@@ -324,13 +331,12 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
         };
         acc.frames += 1;
         acc.bytes += frame.cap_len as u64;
-        let meta = match decode(frame.link_type, frame.data, frame.ts_ns, frame.wire_len, frame.interface) {
-            Ok(m) => m,
-            Err(reason) => {
-                *acc.skipped.entry(reason.name()).or_default() += 1;
-                continue;
-            }
-        };
+        if let Err(reason) =
+            decode_into(frame.link_type, frame.data, frame.ts_ns, frame.wire_len, frame.interface, &mut meta)
+        {
+            *acc.skipped.entry(reason.name()).or_default() += 1;
+            continue;
+        }
         acc.add_decoded(&meta);
         sink.open_ns = *acc.first_ts_ns.get_or_insert(meta.ts_ns);
         // Network time never goes backwards (as in Zeek): the maximum seen.
