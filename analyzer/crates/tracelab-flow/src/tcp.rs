@@ -384,10 +384,89 @@ impl Tcp {
         Self::scaled(c, code, &mut ep.win0_cnt, &mut ep.win0_thresh);
     }
 
-    /// TCPSessionAdapter::Process for one packet from `slot`.
+    /// TCPSessionAdapter::Process for one packet from `slot`: the common
+    /// established packet through [`Tcp::process_established`], every
+    /// other through [`Tcp::process_general`] (the one definition).
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn process(
+        &mut self,
+        c: &mut Common,
+        slot: usize,
+        flags: u8,
+        base_seq: u32,
+        ack_seq: u32,
+        window: u16,
+        len: u32,
+        captured_all: bool,
+        ts: i64,
+        cfg: &TrackerConfig,
+    ) -> TcpOutcome {
+        if self.is_plain_established(c, slot, flags, window, len) {
+            self.process_established(c, slot, base_seq, ack_seq, len, captured_all, ts);
+            return TcpOutcome { established: false };
+        }
+        self.process_general(c, slot, flags, base_seq, ack_seq, window, len, captured_all, ts, cfg)
+    }
+
+    /// Whether [`Tcp::process_established`] gives exactly what
+    /// [`Tcp::process_general`] would: flags ACK or ACK|PSH, both endpoints
+    /// Established and neither closed, the sender seen before, a non-zero
+    /// window, and the packet's history letter ('D' with data, else 'A',
+    /// in the sender's current role) already recorded.
+    #[inline]
+    fn is_plain_established(&self, c: &Common, slot: usize, flags: u8, window: u16, len: u32) -> bool {
+        let mask = if len > 0 { HIST_DATA_PKT } else { HIST_ACK_PKT };
+        let mask = if slot == c.orig_slot { mask } else { mask << 16 };
+        let (ep, peer) = (&self.ep[slot], &self.ep[slot ^ 1]);
+        flags & !F::PSH == F::ACK
+            && window != 0
+            && c.hist_seen & mask != 0
+            && self.first_packet_seen[slot]
+            && ep.state == EpState::Established
+            && peer.state == EpState::Established
+            && !ep.did_close
+            && !peer.did_close
+    }
+
+    /// The general path's steps that change something for a packet that
+    /// [`Tcp::is_plain_established`] admits, in the same order. The steps
+    /// left out are no-ops for it: set_partial_status (sender already
+    /// seen), init_endpoint (Established, no SYN), update_history (its
+    /// letter's bit is set, so nothing is pushed; the "H" flip needs a
+    /// history of just "H", impossible once an 'A'/'D' was pushed, since
+    /// history only grows or becomes "^h"), the zero-window test (window
+    /// non-zero), FIN bookkeeping, update_state_machine (its Established
+    /// arm acts on SYN/FIN/RST only) and connection_closed (never asked).
+    /// The test `fast_path_equals_general_path` checks the claim.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn process_established(
+        &mut self,
+        c: &mut Common,
+        slot: usize,
+        base_seq: u32,
+        ack_seq: u32,
+        len: u32,
+        captured_all: bool,
+        ts: i64,
+    ) {
+        let peer = slot ^ 1;
+        let ep = &self.ep[slot];
+        let (rel_seq, seq_underflow) = get_relative_seq(ep, base_seq, ep.last_seq, ep.seq_wraps);
+        c.last_ns = ts;
+        let rel_ack = self.ack_seen(peer, ack_seq, false);
+        self.update_last_seq(c, slot, base_seq.wrapping_add(len), false, false, false, len);
+        self.ack_received(c, peer, rel_ack);
+        if len > 0 && !seq_underflow && captured_all {
+            self.data_sent(slot, rel_seq, len as u64);
+        }
+    }
+
+    /// TCPSessionAdapter::Process for one packet from `slot`, every case.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn process_general(
         &mut self,
         c: &mut Common,
         slot: usize,
@@ -444,31 +523,7 @@ impl Tcp {
             ep.fin_seq = rel_seq.wrapping_add(seg_len as u64);
         }
 
-        let mut rel_ack = 0u64;
-        if ack {
-            if self.ep[peer].state == EpState::Inactive {
-                rel_ack = 1;
-                // init_peer
-                let a = ack_seq.wrapping_sub(1);
-                self.ep[peer].init_seqs(a, a, a);
-            } else {
-                let p = &self.ep[peer];
-                let (r, underflow) = get_relative_seq(p, ack_seq, p.ack_seq, p.ack_wraps);
-                if underflow {
-                    rel_ack = 0;
-                } else {
-                    rel_ack = r;
-                    if !rst {
-                        // update_ack_seq: don't trust acks in RSTs.
-                        let p = &mut self.ep[peer];
-                        let d = seq_delta(ack_seq, p.ack_seq);
-                        if !(ack_seq == 0 && d > TOO_LARGE_SEQ_DELTA) && d > 0 {
-                            p.update_ack_seq_raw(ack_seq);
-                        }
-                    }
-                }
-            }
-        }
+        let rel_ack = if ack { self.ack_seen(peer, ack_seq, rst) } else { 0 };
 
         let delta_last = self.update_last_seq(c, slot, seq_one_past, syn, fin, rst, len);
 
@@ -495,6 +550,33 @@ impl Tcp {
             self.connection_closed(c, slot, gen_event, cfg);
         }
         TcpOutcome { established }
+    }
+
+    /// An ACK for the endpoint in `peer`: its relative ack (0 on
+    /// underflow), initialising the peer when it was inactive and moving
+    /// its ack_seq forward (not on a RST: acks in RSTs are not trusted).
+    #[inline]
+    fn ack_seen(&mut self, peer: usize, ack_seq: u32, rst: bool) -> u64 {
+        if self.ep[peer].state == EpState::Inactive {
+            // init_peer
+            let a = ack_seq.wrapping_sub(1);
+            self.ep[peer].init_seqs(a, a, a);
+            return 1;
+        }
+        let p = &self.ep[peer];
+        let (rel_ack, underflow) = get_relative_seq(p, ack_seq, p.ack_seq, p.ack_wraps);
+        if underflow {
+            return 0;
+        }
+        if !rst {
+            // update_ack_seq
+            let p = &mut self.ep[peer];
+            let d = seq_delta(ack_seq, p.ack_seq);
+            if !(ack_seq == 0 && d > TOO_LARGE_SEQ_DELTA) && d > 0 {
+                p.update_ack_seq_raw(ack_seq);
+            }
+        }
+        rel_ack
     }
 
     #[inline]
@@ -974,5 +1056,98 @@ impl Tcp {
     /// The initial sequence number Zeek recorded for the endpoint in `slot`.
     pub fn start_seq(&self, slot: usize) -> u32 {
         self.ep[slot].start_seq as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// xorshift64*: a seeded, dependency-free source for the packet mix.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    fn common() -> Common {
+        Common {
+            history: String::new(),
+            hist_seen: 0,
+            orig_slot: 0,
+            last_ns: 0,
+            inactivity_ns: 0,
+            missed_bytes: 0,
+        }
+    }
+
+    /// Random connections (handshake or not, sequence numbers near the
+    /// wrap, in-order data, retransmissions, gaps, old and future acks,
+    /// zero windows, cut payloads, stray SYN/FIN/RST/URG) fed packet by
+    /// packet to `process` and to `process_general` from equal states: the
+    /// states (endpoints, timers, history, missed bytes) and outcomes must
+    /// stay equal, and the fast path must have been taken often.
+    #[test]
+    fn fast_path_equals_general_path() {
+        let cfg = TrackerConfig::default();
+        let mut rng = Rng(0x7e57_0f_fa57);
+        let (mut fast_taken, mut packets) = (0u32, 0u32);
+        for _ in 0..400 {
+            let mut a = (Tcp::new(0, &cfg), common());
+            let isn = [rng.next() as u32 | 0xffff_0000, rng.next() as u32];
+            let mut next = isn;
+            let mut ts = 0i64;
+            let handshake = rng.below(4) != 0;
+            for i in 0..200 {
+                let mut slot = rng.below(2) as usize;
+                let mut flags = match rng.below(300) {
+                    0 => F::SYN,
+                    1 => F::FIN | F::ACK,
+                    2 => F::RST,
+                    3 => F::ACK | F::URG,
+                    4 => F::SYN | F::ACK,
+                    5 => 0,
+                    6..=100 => F::ACK | F::PSH,
+                    _ => F::ACK,
+                };
+                if handshake && i < 3 {
+                    (slot, flags) = [(0, F::SYN), (1, F::SYN | F::ACK), (0, F::ACK)][i];
+                }
+                let len = [0u32, 0, 1, 100, 1460][rng.below(5) as usize];
+                let seq = match rng.below(10) {
+                    0 => next[slot].wrapping_sub(rng.below(3000) as u32),
+                    1 => next[slot].wrapping_add(rng.below(3000) as u32),
+                    _ => next[slot],
+                };
+                let ack = match rng.below(10) {
+                    0 => next[slot ^ 1].wrapping_sub(rng.below(3000) as u32),
+                    1 => next[slot ^ 1].wrapping_add(rng.below(3000) as u32),
+                    _ => next[slot ^ 1],
+                };
+                let window = if rng.below(20) == 0 { 0 } else { 512 };
+                let captured_all = rng.below(30) != 0;
+                ts += rng.below(1_000_000) as i64;
+                next[slot] = seq.wrapping_add(len + u32::from(flags & (F::SYN | F::FIN) != 0));
+
+                let mut b = a.clone();
+                if a.0.is_plain_established(&a.1, slot, flags, window, len) {
+                    fast_taken += 1;
+                }
+                packets += 1;
+                let oa = a.0.process(&mut a.1, slot, flags, seq, ack, window, len, captured_all, ts, &cfg);
+                let ob = b.0.process_general(&mut b.1, slot, flags, seq, ack, window, len, captured_all, ts, &cfg);
+                assert_eq!(oa.established, ob.established);
+                assert_eq!(format!("{a:?}"), format!("{b:?}"), "packet {i}");
+            }
+        }
+        // The mix must exercise the fast path, not only the general one.
+        assert!(fast_taken > packets / 4, "fast path taken {fast_taken} of {packets}");
     }
 }
