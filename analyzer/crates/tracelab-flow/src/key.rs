@@ -10,6 +10,8 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use tracelab_decode::{ip_proto, Addr, PacketMeta};
 
+use crate::record::Uid;
+
 /// The bidirectional 5-tuple (plus Zeek's one-way ICMP flag).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct FlowKey {
@@ -217,7 +219,7 @@ pub(crate) fn splitmix64(mut z: u64) -> u64 {
 /// own uids come from a seeded RNG, so we cannot (and do not) match them;
 /// ours are a pure function of the input, hence identical across runs and
 /// thread counts.
-pub(crate) fn uid(ts_ns: i64, key: &FlowKey) -> String {
+pub(crate) fn uid(ts_ns: i64, key: &FlowKey) -> Uid {
     const KEY: u64 = 0x7472_6163_656c_6162; // "tracelab"
     let h = key.stable_hash();
     let lo = splitmix64(h ^ splitmix64(ts_ns as u64 ^ KEY));
@@ -237,7 +239,7 @@ pub(crate) fn uid(ts_ns: i64, key: &FlowKey) -> String {
         *d = DIGITS[(*part % 62) as usize];
         *part /= 62;
     }
-    String::from_utf8(text.to_vec()).expect("base62 digits are ASCII")
+    Uid::from_ascii(text)
 }
 
 #[cfg(test)]
@@ -305,7 +307,7 @@ mod tests {
         for i in 0..2000i64 {
             key.pa = i as u16;
             let ts = 1_700_000_000_000_000_000 + i * 7_919_000_003;
-            assert_eq!(uid(ts, &key), reference(ts, &key));
+            assert_eq!(uid(ts, &key).as_str(), reference(ts, &key));
         }
     }
 }

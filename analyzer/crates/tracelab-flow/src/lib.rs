@@ -18,6 +18,7 @@ mod key;
 mod metrics;
 mod record;
 mod small;
+pub use small::List;
 mod tcp;
 mod tracker;
 

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use tracelab_decode::tcp_flags as F;
 
 use crate::record::{Decomposition, RttRecord, SampleStats, SideTransfer};
-use crate::small::SmallList;
+use crate::small::List;
 
 /// Unacked data segments remembered per side for DATA-ACK matching; past
 /// it the oldest is forgotten (no sample), bounding memory per connection.
@@ -40,13 +40,13 @@ struct Side {
     snd_max: Option<u32>,
     holes: Vec<(u32, u32)>,
     outstanding: VecDeque<Outstanding>,
-    samples: SmallList<i64, 8>,
+    samples: List<i64, 8>,
     n: u32,
     sum: i128,
     min: i64,
     max: i64,
-    train_sizes: SmallList<u32, 4>,
-    warmups: SmallList<i64, 4>,
+    train_sizes: List<u32, 4>,
+    warmups: List<i64, 4>,
     actual: i64,
     warmup: i64,
 }
@@ -111,10 +111,8 @@ impl Side {
         if self.n == 0 {
             return SampleStats::default();
         }
-        let (a, b) = self.samples.parts();
         scratch.clear();
-        scratch.extend_from_slice(a);
-        scratch.extend_from_slice(b);
+        scratch.extend_from_slice(&self.samples);
         let mid = (scratch.len() - 1) / 2;
         SampleStats {
             count: self.n,
@@ -317,8 +315,8 @@ impl TcpMetrics {
             handshake_ns: syn_synack.zip(synack_ack).map(|(x, y)| x + y),
             data_ack_orig: self.side[a].stats(scratch),
             data_ack_resp: self.side[b].stats(scratch),
-            data_ack_orig_samples: self.side[a].samples.to_vec(),
-            data_ack_resp_samples: self.side[b].samples.to_vec(),
+            data_ack_orig_samples: std::mem::take(&mut self.side[a].samples),
+            data_ack_resp_samples: std::mem::take(&mut self.side[b].samples),
         };
         let Some(first_data) = self.first_data else {
             return (rtt, None);
@@ -333,8 +331,8 @@ impl TcpMetrics {
                 distinct_data_pkts: distinct,
                 retransmissions: s.retransmissions,
                 trains: s.train_sizes.len() as u32,
-                train_sizes: s.train_sizes.to_vec(),
-                warmups_ns: s.warmups.to_vec(),
+                train_sizes: std::mem::take(&mut s.train_sizes),
+                warmups_ns: std::mem::take(&mut s.warmups),
                 actual_ns: s.actual,
                 warmup_ns: s.warmup,
                 theory_ns: theory,

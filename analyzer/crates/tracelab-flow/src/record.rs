@@ -1,7 +1,11 @@
 //! The finished-connection contract between the tracker and the outputs.
 //! Changing a field here is a contract change: update `docs/analyzer.md`.
 
+use std::fmt;
+
 use tracelab_decode::Addr;
+
+pub use crate::small::List;
 
 /// Zeek's `conn_state` values (base/protocols/conn/main.zeek).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -66,8 +70,8 @@ pub struct RttRecord {
     /// DATA->ACK samples for data sent by the responder.
     pub data_ack_resp: SampleStats,
     /// Every DATA->ACK sample, (ts of the ACK, sample) per side, for `samples/`.
-    pub data_ack_orig_samples: Vec<i64>,
-    pub data_ack_resp_samples: Vec<i64>,
+    pub data_ack_orig_samples: List<i64, 8>,
+    pub data_ack_resp_samples: List<i64, 8>,
 }
 
 /// Per-party figures of the data-transfer decomposition (§9.2).
@@ -79,10 +83,10 @@ pub struct SideTransfer {
     pub retransmissions: u64,
     /// Number of trains and each train's size in data packets.
     pub trains: u32,
-    pub train_sizes: Vec<u32>,
+    pub train_sizes: List<u32, 4>,
     /// Warm-up of every train of this party, in order (0 for the very first
     /// train of the connection).
-    pub warmups_ns: Vec<i64>,
+    pub warmups_ns: List<i64, 4>,
     pub actual_ns: i64,
     pub warmup_ns: i64,
     pub theory_ns: i64,
@@ -113,6 +117,40 @@ pub struct LoadBin {
     pub resp_pkts: u64,
 }
 
+/// A connection's uid: "C" and 17 base62 digits, inline (no allocation
+/// per record); ordered as its text.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Uid([u8; 18]);
+
+impl Uid {
+    /// `text` must be "C" and 17 ASCII alphanumerics.
+    pub fn parse(text: &str) -> Option<Uid> {
+        let b: [u8; 18] = text.as_bytes().try_into().ok()?;
+        (b[0] == b'C' && b[1..].iter().all(u8::is_ascii_alphanumeric)).then_some(Uid(b))
+    }
+
+    pub(crate) fn from_ascii(b: [u8; 18]) -> Uid {
+        debug_assert!(b.is_ascii());
+        Uid(b)
+    }
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).expect("uids are ASCII")
+    }
+}
+
+impl fmt::Display for Uid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for Uid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.as_str())
+    }
+}
+
 /// One finished connection: Zeek conn.log fields plus tracelab metrics.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConnRecord {
@@ -120,7 +158,7 @@ pub struct ConnRecord {
     pub ts_ns: i64,
     /// Zeek-style uid ("C" + base62), a keyed hash of (ts, 5-tuple): the same
     /// for the same input whatever the thread count.
-    pub uid: String,
+    pub uid: Uid,
     pub orig_h: Addr,
     pub orig_p: u16,
     pub resp_h: Addr,
@@ -149,5 +187,6 @@ pub struct ConnRecord {
     pub transfer: Option<Decomposition>,
     /// §9.1: complete handshake, >= 1 data packet each way, FIN or RST at end.
     pub well_behaved: bool,
-    pub load_bins: Vec<LoadBin>,
+    /// Usually one (a connection within one bin).
+    pub load_bins: List<LoadBin, 1>,
 }

@@ -1,53 +1,90 @@
-//! A list that keeps its first `N` items inside the connection state and
-//! only goes to the heap beyond them, for the per-connection lists that
-//! are usually short (RTT samples, trains): most connections then never
-//! allocate while packets flow, and the record's `Vec` is built once, at
-//! its exact size, when the connection finishes.
+//! A list that keeps its first `N` items inline and moves to the heap only
+//! beyond them, for the per-connection lists that are usually short (RTT
+//! samples, trains, warm-ups, load bins): most connections never allocate
+//! for them, neither while packets flow nor when their record is built
+//! (the tracker's lists are moved into the record as they are).
 
-#[derive(Clone, Debug)]
-pub(crate) struct SmallList<T: Copy + Default, const N: usize> {
+use std::fmt;
+use std::ops::Deref;
+
+#[derive(Clone)]
+pub struct List<T: Copy + Default, const N: usize> {
+    /// The items while there are at most `N` (`inline[..len]`).
     inline: [T; N],
-    /// Items past the first `N`, in order.
-    spill: Vec<T>,
     len: usize,
+    /// Every item once there are more than `N` (`inline` is then unused):
+    /// the items stay one contiguous slice.
+    heap: Vec<T>,
 }
 
-impl<T: Copy + Default, const N: usize> Default for SmallList<T, N> {
+impl<T: Copy + Default, const N: usize> Default for List<T, N> {
     fn default() -> Self {
-        SmallList {
+        List {
             inline: [T::default(); N],
-            spill: Vec::new(),
             len: 0,
+            heap: Vec::new(),
         }
     }
 }
 
-impl<T: Copy + Default, const N: usize> SmallList<T, N> {
+impl<T: Copy + Default, const N: usize> List<T, N> {
     pub fn push(&mut self, v: T) {
         if self.len < N {
             self.inline[self.len] = v;
         } else {
-            self.spill.push(v);
+            if self.len == N {
+                self.heap.reserve(2 * N.max(1));
+                self.heap.extend_from_slice(&self.inline);
+            }
+            self.heap.push(v);
         }
         self.len += 1;
     }
 
-    pub fn len(&self) -> usize {
-        self.len
+    pub fn as_slice(&self) -> &[T] {
+        if self.len <= N {
+            &self.inline[..self.len]
+        } else {
+            &self.heap
+        }
     }
+}
 
-    /// The items in order: the inline part, then the spilled one.
-    pub fn parts(&self) -> (&[T], &[T]) {
-        (&self.inline[..self.len.min(N)], &self.spill)
+impl<T: Copy + Default, const N: usize> Deref for List<T, N> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.as_slice()
     }
+}
 
-    /// The items as a `Vec` of exactly their number.
-    pub fn to_vec(&self) -> Vec<T> {
-        let (a, b) = self.parts();
-        let mut v = Vec::with_capacity(self.len);
-        v.extend_from_slice(a);
-        v.extend_from_slice(b);
-        v
+impl<T: Copy + Default, const N: usize> FromIterator<T> for List<T, N> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut l = List::default();
+        for v in iter {
+            l.push(v);
+        }
+        l
+    }
+}
+
+impl<'a, T: Copy + Default, const N: usize> IntoIterator for &'a List<T, N> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+/// Equal when the items are (the unused inline slots do not count).
+impl<T: Copy + Default + PartialEq, const N: usize> PartialEq for List<T, N> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<T: Copy + Default + fmt::Debug, const N: usize> fmt::Debug for List<T, N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
     }
 }
 
@@ -56,16 +93,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keeps_order_across_the_spill() {
-        let mut l: SmallList<u32, 3> = SmallList::default();
-        assert!(l.to_vec().is_empty());
+    fn keeps_order_across_the_move_to_the_heap() {
+        let mut l: List<u32, 3> = List::default();
+        assert!(l.is_empty());
         for i in 0..10 {
             l.push(i * 7);
             let want: Vec<u32> = (0..=i).map(|x| x * 7).collect();
             assert_eq!(l.to_vec(), want);
             assert_eq!(l.len(), want.len());
         }
-        let (a, b) = l.parts();
-        assert_eq!((a.len(), b.len()), (3, 7));
+        let mut same: List<u32, 3> = (0..10).map(|x| x * 7).collect();
+        assert_eq!(l, same);
+        same.push(1);
+        assert_ne!(l, same);
+        // Unused inline slots are not compared.
+        let (mut a, b): (List<u32, 3>, List<u32, 3>) = (List::default(), List::default());
+        a.inline[2] = 5;
+        assert_eq!(a, b);
     }
 }

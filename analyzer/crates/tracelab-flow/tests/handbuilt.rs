@@ -137,8 +137,8 @@ fn sf_full_exchange() {
     assert_eq!(r.rtt.synack_ack_ns, Some(10 * MS));
     assert_eq!(r.rtt.handshake_ns, Some(20 * MS));
     // Banner acked by the request at 40 ms; request acked at 50 ms.
-    assert_eq!(r.rtt.data_ack_resp_samples, vec![10 * MS]);
-    assert_eq!(r.rtt.data_ack_orig_samples, vec![10 * MS]);
+    assert_eq!(r.rtt.data_ack_resp_samples.to_vec(), vec![10 * MS]);
+    assert_eq!(r.rtt.data_ack_orig_samples.to_vec(), vec![10 * MS]);
     assert!(r.handshake_complete && r.closed && r.well_behaved);
     let d = r.transfer.expect("data");
     // setup: 0 -> first data at 30; transfer 30 -> 40; teardown 40 -> FIN at 70.
@@ -146,10 +146,10 @@ fn sf_full_exchange() {
         (d.setup_ns, d.transfer_ns, d.teardown_ns),
         (30 * MS, 10 * MS, 30 * MS)
     );
-    assert_eq!(d.resp.train_sizes, vec![1]);
-    assert_eq!(d.orig.train_sizes, vec![1]);
-    assert_eq!(d.orig.warmups_ns, vec![10 * MS]);
-    assert_eq!(d.resp.warmups_ns, vec![0]);
+    assert_eq!(d.resp.train_sizes.to_vec(), vec![1]);
+    assert_eq!(d.orig.train_sizes.to_vec(), vec![1]);
+    assert_eq!(d.orig.warmups_ns.to_vec(), vec![10 * MS]);
+    assert_eq!(d.resp.warmups_ns.to_vec(), vec![0]);
 }
 
 fn state_of(p: &[PacketMeta]) -> (ConnState, String) {
@@ -260,7 +260,7 @@ fn retransmission_gives_no_rtt_sample() {
         (2, 1, 1)
     );
     // One train of two packets (retransmissions included).
-    assert_eq!(d.orig.train_sizes, vec![2]);
+    assert_eq!(d.orig.train_sizes.to_vec(), vec![2]);
     assert_eq!(r.orig_bytes, Some(100));
 }
 
@@ -280,7 +280,7 @@ fn reordering_is_not_a_retransmission() {
     assert_eq!(r.history, "ShADTa");
     let d = r.transfer.as_ref().unwrap();
     assert_eq!(d.orig.retransmissions, 0);
-    let mut s = r.rtt.data_ack_orig_samples.clone();
+    let mut s = r.rtt.data_ack_orig_samples.to_vec();
     s.sort();
     assert_eq!(s, vec![19 * MS, 20 * MS]);
     assert_eq!(r.orig_bytes, Some(200));
@@ -460,10 +460,10 @@ fn trains_warmups_theory_pacing() {
     let d = r.transfer.unwrap();
     // Trains: A[30,31] x2 (warm-up 0), B[50..54] x5 (50-31 = 19),
     // A[100] x1 (100-54 = 46).
-    assert_eq!(d.orig.train_sizes, vec![2, 1]);
-    assert_eq!(d.resp.train_sizes, vec![5]);
-    assert_eq!(d.orig.warmups_ns, vec![0, 46 * MS]);
-    assert_eq!(d.resp.warmups_ns, vec![19 * MS]);
+    assert_eq!(d.orig.train_sizes.to_vec(), vec![2, 1]);
+    assert_eq!(d.resp.train_sizes.to_vec(), vec![5]);
+    assert_eq!(d.orig.warmups_ns.to_vec(), vec![0, 46 * MS]);
+    assert_eq!(d.resp.warmups_ns.to_vec(), vec![19 * MS]);
     // Segments [30,31]->A 1, [31,54]->B 23, [54,100]->A 46.
     assert_eq!((d.orig.actual_ns, d.resp.actual_ns), (47 * MS, 23 * MS));
     assert_eq!(d.orig.actual_ns + d.resp.actual_ns, d.transfer_ns);
@@ -545,7 +545,7 @@ fn shard_is_direction_independent_and_uid_deterministic() {
     let u1 = one(&handshake()).uid;
     let u2 = one(&handshake()).uid;
     assert_eq!(u1, u2);
-    assert!(u1.starts_with('C') && u1.len() == 18);
+    assert!(u1.as_str().starts_with('C') && u1.as_str().len() == 18);
 }
 
 #[test]

@@ -133,7 +133,7 @@ pub fn rtt_data_ack_ns(c: &ConnRecord) -> Option<f64> {
 /// `text` holds the record's addresses, formatted once by `ConnText::fill`.
 pub fn push_conn(t: &mut TableBuilder, c: &ConnRecord, ctx: &ConnContext, text: &ConnText) {
     t.f64(Some(secs(c.ts_ns)))
-        .str(Some(&c.uid))
+        .str(Some(c.uid.as_str()))
         .str(Some(&text.orig_h))
         .i32(Some(c.orig_p as i32))
         .str(Some(&text.resp_h))
@@ -262,7 +262,7 @@ impl ConnText {
         let tab = |l: &mut Vec<u8>| l.push(b'\t');
         push_zeek_time(l, c.ts_ns);
         tab(l);
-        l.extend_from_slice(c.uid.as_bytes());
+        l.extend_from_slice(c.uid.as_str().as_bytes());
         tab(l);
         l.extend_from_slice(self.orig_h.as_bytes());
         tab(l);
@@ -336,7 +336,7 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 mod tests {
     use super::*;
     use tracelab_decode::Addr;
-    use tracelab_flow::ConnState;
+    use tracelab_flow::{ConnState, Uid};
 
     #[test]
     fn zeek_time_rounds_to_microseconds() {
@@ -349,7 +349,7 @@ mod tests {
     fn record(orig_h: Addr, resp_h: Addr) -> ConnRecord {
         ConnRecord {
             ts_ns: 1_300_475_167_096_535_000,
-            uid: "CHhAvVGS1DHFjwGM9".into(),
+            uid: Uid::parse("CHhAvVGS1DHFjwGM9a").unwrap(),
             orig_h,
             orig_p: 54_321,
             resp_h,
@@ -371,7 +371,7 @@ mod tests {
             rtt: Default::default(),
             transfer: None,
             well_behaved: false,
-            load_bins: Vec::new(),
+            load_bins: Default::default(),
         }
     }
 
@@ -387,7 +387,7 @@ mod tests {
         text.fill(&record(Addr::v6(v6), Addr::v4([192, 168, 0, 255])), &ctx);
         assert_eq!(
             String::from_utf8(text.line.clone()).unwrap(),
-            "1300475167.096535\tCHhAvVGS1DHFjwGM9\t2001:db8::1\t54321\t192.168.0.255\t80\ttcp\t-\t-\t-\t0\tS0\tT\t-\t0\t-\t1\t60\t0\t0\t-\t6\n"
+            "1300475167.096535\tCHhAvVGS1DHFjwGM9a\t2001:db8::1\t54321\t192.168.0.255\t80\ttcp\t-\t-\t-\t0\tS0\tT\t-\t0\t-\t1\t60\t0\t0\t-\t6\n"
         );
         let mut c = record(Addr::v4([10, 0, 0, 1]), Addr::v4([8, 8, 8, 8]));
         c.duration_ns = Some(1_000_500);
@@ -397,7 +397,7 @@ mod tests {
         assert_eq!((text.orig_h.as_str(), text.resp_h.as_str()), ("10.0.0.1", "8.8.8.8"));
         assert_eq!(
             String::from_utf8(text.line.clone()).unwrap(),
-            "1300475167.096535\tCHhAvVGS1DHFjwGM9\t10.0.0.1\t54321\t8.8.8.8\t80\ttcp\t-\t0.001001\t12\t0\tS0\tF\t-\t0\tShADadfF\t1\t60\t0\t0\t-\t6\n"
+            "1300475167.096535\tCHhAvVGS1DHFjwGM9a\t10.0.0.1\t54321\t8.8.8.8\t80\ttcp\t-\t0.001001\t12\t0\tS0\tF\t-\t0\tShADadfF\t1\t60\t0\t0\t-\t6\n"
         );
     }
 
