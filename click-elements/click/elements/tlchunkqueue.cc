@@ -148,16 +148,7 @@ void TLChunkQueue::on_drop(const tracelab::Packet& p, DropReason, Time) {
 
 // Wake the puller now if a chunk is ready, else at the next timer expiry.
 void TLChunkQueue::arm(Time now) {
-  const Time r = _core->next_ready(now);
-  if (r == kNever) {
-    _timer.unschedule();
-    _notifier.sleep();
-  } else if (r <= now) {
-    _notifier.wake();
-  } else {
-    _notifier.sleep();
-    _timer.schedule_at(tl_timestamp_ceil(r));
-  }
+  tl_arm(_core->next_ready(now), now, _timer, _notifier);
 }
 
 void TLChunkQueue::push(int, Packet* p) {

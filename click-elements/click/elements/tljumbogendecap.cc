@@ -51,16 +51,7 @@ void TLJumboGenDecap::cleanup(CleanupStage) {
 void TLJumboGenDecap::on_drop(const tracelab::Packet& p, tracelab::DropReason, Time) { _handles.drop(p.handle); }
 
 void TLJumboGenDecap::arm(Time now) {
-  const Time r = _core->next_ready(now);
-  if (r == tracelab::kNever) {
-    _timer.unschedule();
-    _notifier.sleep();
-  } else if (r <= now) {
-    _notifier.wake();
-  } else {
-    _notifier.sleep();
-    _timer.schedule_at(tl_timestamp_ceil(r));
-  }
+  tl_arm(_core->next_ready(now), now, _timer, _notifier);
 }
 
 void TLJumboGenDecap::hold(Packet* p, Time release, Time now) {

@@ -79,16 +79,7 @@ void TLJumboGenEncap::on_drop(const tracelab::Packet& p, tracelab::DropReason, T
 
 // Wake the puller now if a JumboGram is released, else at the next JFET expiry.
 void TLJumboGenEncap::arm(Time now) {
-  const Time r = _core->next_ready(now);
-  if (r == tracelab::kNever) {
-    _timer.unschedule();
-    _notifier.sleep();
-  } else if (r <= now) {
-    _notifier.wake();
-  } else {
-    _notifier.sleep();
-    _timer.schedule_at(tl_timestamp_ceil(r));
-  }
+  tl_arm(_core->next_ready(now), now, _timer, _notifier);
 }
 
 void TLJumboGenEncap::push(int, Packet* p) {

@@ -4,6 +4,8 @@
 // only microsecond-accurate: build Click with nanotimestamps).
 #ifndef TRACELAB_TLTIME_HH
 #define TRACELAB_TLTIME_HH
+#include <click/notifier.hh>
+#include <click/timer.hh>
 #include <click/timestamp.hh>
 #include "queue_core.hh"
 CLICK_DECLS
@@ -24,6 +26,20 @@ inline tracelab::Time tl_now_ps() { return tl_ps(Timestamp::now()); }
 inline Timestamp tl_timestamp_ceil(tracelab::Time t) {
   const tracelab::Time ns = (t + tracelab::kNanosecond - 1) / tracelab::kNanosecond;
   return tl_origin() + Timestamp::make_nsec(ns / 1000000000, ns % 1000000000);
+}
+
+// A pull element whose core becomes ready at `ready` (kNever: nothing held):
+// wake the puller now, or sleep it and fire `timer` at that instant.
+inline void tl_arm(tracelab::Time ready, tracelab::Time now, Timer& timer, ActiveNotifier& notifier) {
+  if (ready == tracelab::kNever) {
+    timer.unschedule();
+    notifier.sleep();
+  } else if (ready <= now) {
+    notifier.wake();
+  } else {
+    notifier.sleep();
+    timer.schedule_at(tl_timestamp_ceil(ready));
+  }
 }
 
 CLICK_ENDDECLS
