@@ -118,8 +118,7 @@ int TLChunkQueue::initialize(ErrorHandler*) {
     _core = new ChuTQ(c);
   }
   _core->set_drop_sink(this);
-  _slots.resize(_capacity + 1, nullptr);  // +1: an arrival may be held while the core decides
-  for (uint32_t i = 0; i < _capacity + 1; ++i) _free.push_back(_capacity - i);
+  _handles.init(_capacity + 1);  // +1: an arrival may be held while the core decides
   _batch_cap = tracelab::max_chunk_packets(_mtu);
   _batch_store = new tracelab::Packet[_batch_cap];
   _refs = new jg::PacketRef[_batch_cap];
@@ -129,8 +128,7 @@ int TLChunkQueue::initialize(ErrorHandler*) {
 }
 
 void TLChunkQueue::cleanup(CleanupStage) {
-  for (Packet* p : _slots)
-    if (p) p->kill();
+  _handles.clear();
   delete _core;
   delete[] _batch_store;
   delete[] _refs;
@@ -139,12 +137,7 @@ void TLChunkQueue::cleanup(CleanupStage) {
   _refs = nullptr;
 }
 
-void TLChunkQueue::on_drop(const tracelab::Packet& p, DropReason, Time) {
-  const uint32_t h = static_cast<uint32_t>(p.handle);
-  _slots[h]->kill();
-  _slots[h] = nullptr;
-  _free.push_back(h);
-}
+void TLChunkQueue::on_drop(const tracelab::Packet& p, DropReason, Time) { _handles.drop(p.handle); }
 
 // Wake the puller now if a chunk is ready, else at the next timer expiry.
 void TLChunkQueue::arm(Time now) {
@@ -153,34 +146,34 @@ void TLChunkQueue::arm(Time now) {
 
 void TLChunkQueue::push(int, Packet* p) {
   const Time now = tl_now_ps();
-  if (_free.empty()) {  // cannot happen: the core holds at most CAPACITY
+  if (_handles.full()) {  // cannot happen: the core holds at most CAPACITY
     ++_unslotted;
     p->kill();
     return;
   }
-  const uint32_t h = _free.back();
-  _free.pop_back();
-  _slots[h] = p;
   tracelab::Packet cp;
-  cp.handle = h;
+  cp.handle = _handles.put(p);
   cp.length = p->length();
   cp.cls = PAINT_ANNO(p);
   if (!_budgets.empty()) cp.budget = _budgets[cp.cls < _budgets.size() ? int(cp.cls) : _budgets.size() - 1];
   _core->enqueue(cp, now);
+  _handles.flush_drops(this, 1);  // no such port: dropped packets are killed
   arm(now);
 }
 
 Packet* TLChunkQueue::pull(int) {
   const Time now = tl_now_ps();
   Batch b{_batch_store, _batch_cap};
-  if (!_core->dequeue(now, b)) {
+  const bool got = _core->dequeue(now, b);
+  _handles.flush_drops(this, 1);
+  if (!got) {
     arm(now);
     return nullptr;
   }
   // Encode the chunk (chunk_format.hh) into one new packet, then free the
   // originals. If no memory, the chunk is lost and counted.
   for (uint32_t i = 0; i < b.count; ++i) {
-    Packet* p = _slots[b.packets[i].handle];
+    Packet* p = _handles.get(b.packets[i].handle);
     _refs[i] = jg::PacketRef{p->data(), p->length(), b.packets[i].arrival};
   }
   WritablePacket* out = Packet::make(64, nullptr, b.wire_bytes, 0);
@@ -192,12 +185,7 @@ Packet* TLChunkQueue::pull(int) {
     }
   }
   if (!out) ++_lost_chunks;
-  for (uint32_t i = 0; i < b.count; ++i) {
-    const uint32_t h = static_cast<uint32_t>(b.packets[i].handle);
-    _slots[h]->kill();
-    _slots[h] = nullptr;
-    _free.push_back(h);
-  }
+  for (uint32_t i = 0; i < b.count; ++i) _handles.take(b.packets[i].handle)->kill();
   arm(now);
   if (out) out->timestamp_anno() = Timestamp::now();
   return out;

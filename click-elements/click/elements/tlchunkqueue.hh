@@ -6,6 +6,7 @@
 #include <click/vector.hh>
 #include "chunk_format.hh"
 #include "queue_core.hh"
+#include "tlhandles.hh"
 CLICK_DECLS
 
 /*
@@ -163,8 +164,7 @@ class TLChunkQueue : public Element, public tracelab::DropSink {
   uint64_t _rate = 10000000000ULL;
 
   tracelab::QueueCore* _core = nullptr;
-  Vector<Packet*> _slots;     // handle -> Click packet
-  Vector<uint32_t> _free;     // free handles
+  TLHandles _handles;
   tracelab::Packet* _batch_store = nullptr;
   uint32_t _batch_cap = 0;
   tracelab::jg::PacketRef* _refs = nullptr;
