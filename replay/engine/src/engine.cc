@@ -151,6 +151,11 @@ struct Engine::Impl {
   int64_t epoch_ns = 0;
   bool have_epoch = false;
   bool ran = false;
+  // One source into one node without out_pcap or per-packet detail: the
+  // packet itself says all a record would (its node arrival is its
+  // creation, its class and length are on it), so no records are kept and
+  // a delivery is counted when its transmission starts (see pull()).
+  bool lean = false;
   uint64_t offered = 0, delivered = 0, dropped = 0;
   Time first_arrival = kNever, last_arrival = 0, last_delivery = 0;
 
@@ -277,11 +282,11 @@ struct Engine::Impl {
     }
   }
 
-  template <class Core>
+  template <class Core, bool Lean>
   void offer(uint32_t k, Packet& p, Time now) {
     Node& n = *nodes[k];
     Core& core = core_of<Core>(n);
-    recs[p.handle].node_arrival = now;
+    if constexpr (!Lean) recs[p.handle].node_arrival = now;
     p.arrival = now;
     ++n.offered;
     core.enqueue(p, now);
@@ -302,10 +307,10 @@ struct Engine::Impl {
     // The pull records the table size at this same instant, so the size
     // after the enqueue was held for no time: only its peak counts.
     peak_table<Core>(n);
-    pull<Core>(k, now);
+    pull<Core, Lean>(k, now);
   }
 
-  template <class Core>
+  template <class Core, bool Lean>
   void from_source(size_t i, Time now) {
     Arrival& a = pending[i].a;
     Source& src = *sources[i];
@@ -314,51 +319,58 @@ struct Engine::Impl {
       for (auto& n : nodes) n->table.start(now);
     }
     last_arrival = now;
-    const uint32_t slot = allocate();
-    Record& r = recs[slot];
-    r.created = now;
-    r.queued = 0;
-    r.uid = offered++;
-    r.length = a.pkt.length;
-    r.cls = a.pkt.cls;
-    r.exit_node = static_cast<uint16_t>(src.last_node());
-    r.measured = now >= cfg.measure_from && now < cfg.measure_until;
-    r.in_use = true;
-    if (dumper) {
-      frames[slot].bytes.assign(a.data, a.data + a.caplen);
-      frames[slot].wire_len = a.wire_len;
-      if (!have_epoch) {
-        epoch_ns = a.ts_sec * 1000000000LL + a.ts_nsec - now / kNanosecond;
-        have_epoch = true;
-      }
-    }
+    const bool measured = is_measured(now);
     ClassStats& cs = stats_for(a.pkt.cls);
-    if (r.measured) {
+    if (measured) {
       ++cs.offered;
-      cs.offered_bytes += r.length;
-    }
-    if (cfg.detail) {
-      detail.source.push_back(static_cast<uint32_t>(i));
-      detail.length.push_back(r.length);
-      detail.cls.push_back(static_cast<uint8_t>(r.cls));
-      detail.fate.push_back(255);
-      detail.node.push_back(0);
-      detail.created.push_back(now);
-      detail.end.push_back(0);
-      detail.queue_delay.push_back(0);
-      detail.flow.push_back(a.pkt.flow_hash);
+      cs.offered_bytes += a.pkt.length;
+      ++cs.in_network;
     }
     Packet& p = a.pkt;  // the source refills it only after the offer
-    p.handle = slot;
-    if (r.cls < cfg.classes.size()) {
-      const Ingress& in = ingress[r.cls];
+    if constexpr (!Lean) {
+      const uint32_t slot = allocate();
+      Record& r = recs[slot];
+      r.created = now;
+      r.queued = 0;
+      r.uid = offered;
+      r.length = a.pkt.length;
+      r.cls = a.pkt.cls;
+      r.exit_node = static_cast<uint16_t>(src.last_node());
+      r.measured = measured;
+      r.in_use = true;
+      if (dumper) {
+        frames[slot].bytes.assign(a.data, a.data + a.caplen);
+        frames[slot].wire_len = a.wire_len;
+        if (!have_epoch) {
+          epoch_ns = a.ts_sec * 1000000000LL + a.ts_nsec - now / kNanosecond;
+          have_epoch = true;
+        }
+      }
+      if (cfg.detail) {
+        detail.source.push_back(static_cast<uint32_t>(i));
+        detail.length.push_back(r.length);
+        detail.cls.push_back(static_cast<uint8_t>(r.cls));
+        detail.fate.push_back(255);
+        detail.node.push_back(0);
+        detail.created.push_back(now);
+        detail.end.push_back(0);
+        detail.queue_delay.push_back(0);
+        detail.flow.push_back(a.pkt.flow_hash);
+      }
+      p.handle = slot;
+    }
+    ++offered;
+    if (p.cls < cfg.classes.size()) {
+      const Ingress& in = ingress[p.cls];
       p.budget = in.budget;
       p.flags |= in.flags;
       if (in.flags & kFlagHasMtq) p.mtq = in.mtq;
     }
-    offer<Core>(src.first_node(), p, now);
+    offer<Core, Lean>(src.first_node(), p, now);
     refill(i);
   }
+
+  bool is_measured(Time created) const { return created >= cfg.measure_from && created < cfg.measure_until; }
 
   // The next pull of a busy link: when it is free, if the core has
   // something to send by then, else when the core says. Cores change state
@@ -372,7 +384,7 @@ struct Engine::Impl {
     n.pull_at = r == kNever ? kNever : std::max(r, n.link_free_at);
   }
 
-  template <class Core>
+  template <class Core, bool Lean>
   void pull(uint32_t k, Time now) {
     Node& n = *nodes[k];
     Core& core = core_of<Core>(n);
@@ -404,6 +416,25 @@ struct Engine::Impl {
     if (n.batch.wire_bytes < n.min_tx) n.min_tx = n.batch.wire_bytes;
     if (n.batch.wire_bytes > n.max_tx) n.max_tx = n.batch.wire_bytes;
     const Time arrive = end + n.cfg.prop_delay;
+    if constexpr (Lean) {
+      // Deliveries change nothing but the metrics and come in transmission
+      // order on one link, so they are counted now, in the order the ring
+      // would give them. One arriving after `until` is never delivered: it
+      // waits in the ring, where it is counted as in flight.
+      for (uint32_t j = 0; j < n.batch.count; ++j) {
+        const Packet& p = n.batch.packets[j];
+        const Time queued = now - p.arrival;
+        n.queue_delay_sum += queued;
+        if (arrive <= cfg.until) {
+          ++delivered;
+          last_delivery = arrive;
+          if (is_measured(p.arrival)) count_delivery(class_stats[p.cls], p.length, queued, arrive - p.arrival);
+        } else {
+          n.delivering.push({arrive, 0});
+        }
+      }
+      return;
+    }
     for (uint32_t j = 0; j < n.batch.count; ++j) {
       const Packet& p = n.batch.packets[j];
       Record& r = recs[p.handle];
@@ -417,21 +448,24 @@ struct Engine::Impl {
     }
   }
 
+  // A measured packet's delivery in its class's metrics.
+  static void count_delivery(ClassStats& cs, uint32_t length, Time queued, Time latency) {
+    --cs.in_network;
+    ++cs.delivered;
+    cs.delivered_bytes += length;
+    cs.queue_delay.add(queued);
+    cs.latency.add(latency);
+    if (queued > cs.budget) {
+      ++cs.violations;
+      cs.excess.add(queued - cs.budget);
+    }
+  }
+
   void deliver(uint64_t slot, uint32_t k, Time t) {
     Record& r = recs[slot];
     ++delivered;
     last_delivery = t;
-    if (r.measured) {
-      ClassStats& cs = class_stats[r.cls];
-      ++cs.delivered;
-      cs.delivered_bytes += r.length;
-      cs.queue_delay.add(r.queued);
-      cs.latency.add(t - r.created);
-      if (r.queued > cs.budget) {
-        ++cs.violations;
-        cs.excess.add(r.queued - cs.budget);
-      }
-    }
+    if (r.measured) count_delivery(class_stats[r.cls], r.length, r.queued, t - r.created);
     if (cfg.detail) {
       detail.fate[r.uid] = 0;
       detail.node[r.uid] = static_cast<uint8_t>(k);
@@ -452,10 +486,14 @@ struct Engine::Impl {
   }
 
   void dropped_at(uint32_t k, const Packet& p, DropReason why, Time now) {
+    ++dropped;
+    if (lean) {  // p.arrival is its creation (see `lean`)
+      if (is_measured(p.arrival)) count_drop(class_stats[p.cls], why);
+      return;
+    }
     Record& r = recs[p.handle];
     if (!r.in_use) throw std::logic_error("node " + std::to_string(k) + ": drop of a packet not in the network");
-    ++dropped;
-    if (r.measured) ++class_stats[r.cls].dropped[static_cast<int>(why)];
+    if (r.measured) count_drop(class_stats[r.cls], why);
     if (cfg.detail) {
       detail.fate[r.uid] = static_cast<uint8_t>(1 + static_cast<int>(why));
       detail.node[r.uid] = static_cast<uint8_t>(k);
@@ -463,6 +501,11 @@ struct Engine::Impl {
       detail.queue_delay[r.uid] = r.queued;
     }
     release(static_cast<uint32_t>(p.handle));
+  }
+
+  static void count_drop(ClassStats& cs, DropReason why) {
+    --cs.in_network;
+    ++cs.dropped[static_cast<int>(why)];
   }
 
   // ------------------------------------------------------------ loop
@@ -521,15 +564,15 @@ struct Engine::Impl {
       now = best;
       switch (kind) {
         case kPull:
-          pull<Core>(static_cast<uint32_t>(which), now);
+          pull<Core, false>(static_cast<uint32_t>(which), now);
           break;
         case kArrive: {
           InFlight f = nodes[which]->inbound.pop();
-          offer<Core>(static_cast<uint32_t>(which), f.pkt, now);
+          offer<Core, false>(static_cast<uint32_t>(which), f.pkt, now);
           break;
         }
         case kSource:
-          from_source<Core>(which, now);
+          from_source<Core, false>(which, now);
           break;
         case kNone:
           break;
@@ -541,7 +584,7 @@ struct Engine::Impl {
   // runs): the same events in the same order as loop(), with the choice of
   // the next event reduced to one comparison (a pull goes first at equal
   // times) and no inbound links to look at.
-  template <class Core>
+  template <class Core, bool Lean>
   [[gnu::flatten]] Time loop_single() {
     Node& n = *nodes[0];
     Ring<Delivery>& out = n.delivering;
@@ -564,16 +607,17 @@ struct Engine::Impl {
       flush(best);
       now = best;
       if (is_pull) {
-        pull<Core>(0, now);
+        pull<Core, Lean>(0, now);
       } else {
-        from_source<Core>(0, now);
+        from_source<Core, Lean>(0, now);
       }
     }
   }
 
   template <class Core>
   Time run_loop() {
-    return nodes.size() == 1 && sources.size() == 1 ? loop_single<Core>() : loop<Core>();
+    if (nodes.size() != 1 || sources.size() != 1) return loop<Core>();
+    return lean ? loop_single<Core, true>() : loop_single<Core, false>();
   }
 
   template <class Core>
@@ -586,6 +630,7 @@ struct Engine::Impl {
   RunResult run() {
     if (ran) throw std::logic_error("Engine::run() can be called once");
     ran = true;
+    lean = nodes.size() == 1 && sources.size() == 1 && sources[0]->last_node() == 0 && !dumper && !cfg.detail;
     const auto wall0 = std::chrono::steady_clock::now();
     for (size_t i = 0; i < sources.size(); ++i) refill(i);
     const Time end = all_nodes_are<EfdCore>()    ? run_loop<EfdCore>()
@@ -597,7 +642,7 @@ struct Engine::Impl {
     return result(end, wall);
   }
 
-  static ClassResult class_result(ClassStats& s, const std::string& name, uint64_t queued) {
+  static ClassResult class_result(ClassStats& s, const std::string& name) {
     ClassResult c;
     c.name = name;
     c.budget = s.budget;
@@ -607,7 +652,7 @@ struct Engine::Impl {
     c.delivered_bytes = s.delivered_bytes;
     for (int d = 0; d < kDropReasons; ++d) c.dropped[d] = s.dropped[d];
     c.dropped_total = s.dropped_total();
-    c.queued_end = queued;
+    c.queued_end = s.in_network;
     c.violations = s.violations;
     c.r_v = s.delivered ? static_cast<double>(s.violations) / static_cast<double>(s.delivered) : 0;
     c.eplr = s.offered ? static_cast<double>(c.dropped_total + s.violations) / static_cast<double>(s.offered) : 0;
@@ -625,16 +670,8 @@ struct Engine::Impl {
     res.first_arrival = offered ? first_arrival : 0;
     res.last_arrival = last_arrival;
     res.end_time = end;
-    std::vector<uint64_t> queued_by_class(class_stats.size(), 0);
-    uint64_t in_use = 0, queued_measured = 0;
-    for (const Record& r : recs) {
-      if (!r.in_use) continue;
-      ++in_use;
-      if (r.measured) {
-        ++queued_by_class[r.cls];
-        ++queued_measured;
-      }
-    }
+    uint64_t in_use = 0;  // records of packets in the network (none kept when lean)
+    for (const Record& r : recs) in_use += r.in_use;
     std::string broken;
     for (size_t k = 0; k < nodes.size(); ++k) {
       Node& n = *nodes[k];
@@ -647,7 +684,7 @@ struct Engine::Impl {
                   std::to_string(c.offered) + " != served " + std::to_string(c.served) + " + dropped " +
                   std::to_string(c.dropped_total()) + " + queued " + std::to_string(len) + "; ";
     }
-    if (offered != delivered + dropped + res.queued + res.in_flight || in_use != res.queued + res.in_flight)
+    if (offered != delivered + dropped + res.queued + res.in_flight || (!lean && in_use != res.queued + res.in_flight))
       broken += "offered " + std::to_string(offered) + " != delivered " + std::to_string(delivered) + " + dropped " +
                 std::to_string(dropped) + " + queued " + std::to_string(res.queued) + " + in flight " +
                 std::to_string(res.in_flight) + " (records in use " + std::to_string(in_use) + "); ";
@@ -656,7 +693,7 @@ struct Engine::Impl {
     for (size_t c = 0; c < class_stats.size(); ++c) {
       const std::string name = c < cfg.classes.size() && !cfg.classes[c].name.empty() ? cfg.classes[c].name
                                                                                       : "class" + std::to_string(c);
-      res.classes.push_back(class_result(class_stats[c], name, queued_by_class[c]));
+      res.classes.push_back(class_result(class_stats[c], name));
     }
     // "all" is the union of the classes, merged once here rather than
     // recorded twice per packet.
@@ -668,11 +705,12 @@ struct Engine::Impl {
       overall.delivered_bytes += cs.delivered_bytes;
       for (int d = 0; d < kDropReasons; ++d) overall.dropped[d] += cs.dropped[d];
       overall.violations += cs.violations;
+      overall.in_network += cs.in_network;
       overall.queue_delay.merge(cs.queue_delay);
       overall.latency.merge(cs.latency);
       overall.excess.merge(cs.excess);
     }
-    res.overall = class_result(overall, "all", queued_measured);
+    res.overall = class_result(overall, "all");
 
     if (cfg.measure_until != kNever) {
       res.span = cfg.measure_until - cfg.measure_from;

@@ -155,6 +155,52 @@ TEST(Engine, UntilStopsTheClockAndCountsWhatIsQueued) {
   EXPECT_EQ(r.end_time, 1200 * us);
 }
 
+// One source into one node keeps no per-packet records (the engine's lean
+// path) unless per-packet detail asks for them: both must give the same
+// metrics, here with drops, push-out, chunking, a measure window, budgets
+// and packets still queued and on the wire at `until`.
+TEST(Engine, LeanPathEqualsTheRecordPath) {
+  auto same_quantiles = [](const Quantiles& a, const Quantiles& b) {
+    return a.count == b.count && a.mean == b.mean && a.min == b.min && a.max == b.max && a.p50 == b.p50 &&
+           a.p90 == b.p90 && a.p99 == b.p99 && a.p999 == b.p999 && a.exact == b.exact;
+  };
+  auto same_class = [&](const ClassResult& a, const ClassResult& b) {
+    for (int d = 0; d < kDropReasons; ++d)
+      if (a.dropped[d] != b.dropped[d]) return false;
+    return a.offered == b.offered && a.offered_bytes == b.offered_bytes && a.delivered == b.delivered &&
+           a.delivered_bytes == b.delivered_bytes && a.violations == b.violations && a.queued_end == b.queued_end &&
+           same_quantiles(a.queue_delay, b.queue_delay) && same_quantiles(a.latency, b.latency) &&
+           same_quantiles(a.excess, b.excess);
+  };
+  for (const char* element : {"efd(capacity=40, th=3000)", "fifo(capacity=50)", "chutq(policy=dcf, capacity=60)"}) {
+    RunConfig cfg;
+    cfg.sources = {"poisson(load=1.3, size=bpareto(1.2,40,1500), flows=50, cls=1, stop=400us)"};
+    cfg.nodes = {NodeConfig{element, 10000000000ULL, 3 * us, 20}};
+    cfg.classes = {{"a", 10 * us}, {"b", 5 * us}};
+    cfg.measure_from = 50 * us;
+    cfg.measure_until = 350 * us;
+    cfg.until = 300 * us;
+    cfg.max_delay_samples = 100;
+    const RunResult lean = run(cfg);
+    cfg.detail = true;
+    const RunResult records = run(cfg);
+    SCOPED_TRACE(element);
+    ASSERT_GT(lean.dropped, 0u);
+    ASSERT_GT(lean.queued, 0u);
+    ASSERT_GT(lean.in_flight, 0u);
+    ASSERT_GT(lean.overall.violations, 0u);
+    EXPECT_EQ(lean.offered, records.offered);
+    EXPECT_EQ(lean.delivered, records.delivered);
+    EXPECT_EQ(lean.dropped, records.dropped);
+    EXPECT_EQ(lean.queued, records.queued);
+    EXPECT_EQ(lean.in_flight, records.in_flight);
+    EXPECT_EQ(lean.nodes[0].mean_queue_delay, records.nodes[0].mean_queue_delay);
+    ASSERT_EQ(lean.classes.size(), records.classes.size());
+    for (size_t c = 0; c < lean.classes.size(); ++c) EXPECT_TRUE(same_class(lean.classes[c], records.classes[c])) << c;
+    EXPECT_TRUE(same_class(lean.overall, records.overall));
+  }
+}
+
 TEST(Engine, ClassBudgetsGiveViolationsAndEplr) {
   // 4 back-to-back 1250-B packets of class 0 (budget 1.5 us): queueing
   // delays 0, 1, 2, 3 us -> 2 violations with excess 0.5 and 1.5 us.
