@@ -11,8 +11,8 @@ use crate::table::{Kind, TableBuilder};
 
 /// What the analyzer adds to a record from its configuration.
 #[derive(Clone, Copy, Debug)]
-pub struct ConnContext<'a> {
-    pub scope: &'a str,
+pub struct ConnContext {
+    pub scope: &'static str,
     /// `None` when no `--local` networks were given (Zeek prints `-`... we
     /// print `-` too, rather than guess).
     pub local_orig: Option<bool>,
@@ -138,12 +138,12 @@ pub fn push_conn(t: &mut TableBuilder, c: &ConnRecord, ctx: &ConnContext, text: 
         .i32(Some(c.orig_p as i32))
         .str(Some(&text.resp_h))
         .i32(Some(c.resp_p as i32))
-        .str(Some(proto_name(c.ip_proto)))
+        .label(Some(proto_name(c.ip_proto)))
         .i32(Some(c.ip_proto as i32))
         .f64(opt_secs(c.duration_ns))
         .i64(c.orig_bytes.map(|b| b as i64))
         .i64(c.resp_bytes.map(|b| b as i64))
-        .str(Some(c.conn_state.name()))
+        .label(Some(c.conn_state.name()))
         .bool(ctx.local_orig)
         .bool(ctx.local_resp)
         .i64(Some(c.missed_bytes as i64))
@@ -152,7 +152,7 @@ pub fn push_conn(t: &mut TableBuilder, c: &ConnRecord, ctx: &ConnContext, text: 
         .i64(Some(c.orig_ip_bytes as i64))
         .i64(Some(c.resp_pkts as i64))
         .i64(Some(c.resp_ip_bytes as i64))
-        .str(Some(ctx.scope))
+        .label(Some(ctx.scope))
         .bool(Some(c.well_behaved))
         .f64(opt_secs(c.rtt.syn_synack_ns))
         .f64(opt_secs(c.rtt.synack_ack_ns))
