@@ -96,9 +96,12 @@ impl Column {
     }
 
     /// Appends the data page body (format v1, no repetition levels: the
-    /// schema is flat) to `out`, and returns the min/max of numbers and
-    /// booleans (none for strings, or when every value is null or NaN).
-    pub(crate) fn encode_page(&self, out: &mut Vec<u8>) -> Option<MinMax> {
+    /// schema is flat) to `out`, except PLAIN values already laid out in the
+    /// column (numbers, ids): those are returned as the body's tail, to be
+    /// written after `out` without a copy. Also returns the min/max of
+    /// numbers and booleans (none for strings, or when every value is null
+    /// or NaN).
+    pub(crate) fn encode_page<'a>(&'a self, out: &mut Vec<u8>) -> (&'a [u8], Option<MinMax>) {
         // Definition levels (every column is OPTIONAL): a u32 byte length,
         // then the levels (1 = a value) at bit width 1.
         let at = out.len();
@@ -112,37 +115,25 @@ impl Column {
         out[at..at + 4].copy_from_slice(&levels.to_le_bytes());
         match &self.values {
             Values::F64(v) => {
-                plain(v, out);
                 // f64::min/max skip NaN; only NaNs (or nothing) leave
                 // min > max.
-                let min = v.iter().fold(f64::INFINITY, |a, &x| a.min(x));
-                let max = v.iter().fold(f64::NEG_INFINITY, |a, &x| a.max(x));
+                let (min, max) =
+                    v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
                 // The format asks for -0.0 as a zero minimum and +0.0 as a
                 // zero maximum, whichever zeros the values had.
                 let min = if min == 0.0 { -0.0 } else { min };
                 let max = if max == 0.0 { 0.0 } else { max };
-                (min <= max).then(|| MinMax::of(min.to_le_bytes(), max.to_le_bytes()))
+                (plain(v, out), (min <= max).then(|| MinMax::of(min.to_le_bytes(), max.to_le_bytes())))
             }
-            Values::I64(v) => {
-                plain(v, out);
-                let (min, max) = (v.iter().min()?, v.iter().max()?);
-                Some(MinMax::of(min.to_le_bytes(), max.to_le_bytes()))
-            }
-            Values::I32(v) => {
-                plain(v, out);
-                let (min, max) = (v.iter().min()?, v.iter().max()?);
-                Some(MinMax::of(min.to_le_bytes(), max.to_le_bytes()))
-            }
+            Values::I64(v) => (plain(v, out), min_max(v).map(|(lo, hi)| MinMax::of(lo.to_le_bytes(), hi.to_le_bytes()))),
+            Values::I32(v) => (plain(v, out), min_max(v).map(|(lo, hi)| MinMax::of(lo.to_le_bytes(), hi.to_le_bytes()))),
             Values::Bool(v) => {
                 // PLAIN booleans: one bit each, least significant bit first.
                 out.extend(v.chunks(8).map(|g| g.iter().rev().fold(0u8, |b, &x| b << 1 | u8::from(x))));
                 let (min, max) = (v.iter().all(|&x| x), v.iter().any(|&x| x));
-                (!v.is_empty()).then(|| MinMax::of([u8::from(min)], [u8::from(max)]))
+                (&[], (!v.is_empty()).then(|| MinMax::of([u8::from(min)], [u8::from(max)])))
             }
-            Values::Plain(bytes) => {
-                out.extend_from_slice(bytes);
-                None
-            }
+            Values::Plain(bytes) => (bytes, None),
             Values::Dict { keys, dict } => {
                 // RLE_DICTIONARY: the index bit width in one byte, then the
                 // indices as a hybrid run (no length prefix). Width 1 at
@@ -150,10 +141,15 @@ impl Column {
                 let width = (u32::BITS - (dict.len().max(2) as u32 - 1).leading_zeros()) as u8;
                 out.push(width);
                 hybrid(keys, width, out);
-                None
+                (&[], None)
             }
         }
     }
+}
+
+fn min_max<T: Ord + Copy>(v: &[T]) -> Option<(T, T)> {
+    let (&first, rest) = v.split_first()?;
+    Some(rest.iter().fold((first, first), |(lo, hi), &x| (lo.min(x), hi.max(x))))
 }
 
 /// Bytes reserved per `Kind::Id` value: uids are 18 bytes, IPv4 addresses
@@ -176,17 +172,18 @@ macro_rules! number {
 }
 number!(i32, i64, f64);
 
-/// PLAIN numbers: on a little-endian machine, the vector's own bytes.
-fn plain<T: Number>(v: &[T], out: &mut Vec<u8>) {
+/// PLAIN numbers: on a little-endian machine, the vector's own bytes
+/// (returned); elsewhere converted into `out`.
+fn plain<'a, T: Number>(v: &'a [T], out: &mut Vec<u8>) -> &'a [u8] {
     if cfg!(target_endian = "little") {
         // SAFETY: T is i32, i64 or f64 (the `Number` impls): no padding,
         // every byte initialised, and u8 has no alignment to respect.
-        let bytes = unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) };
-        out.extend_from_slice(bytes);
+        unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
     } else {
         for &x in v {
             x.put_le(out);
         }
+        &[]
     }
 }
 
@@ -255,8 +252,9 @@ fn bit_pack<T: Copy + Into<u32>>(vals: &[T], width: u8, out: &mut Vec<u8>) {
 pub(crate) struct Dictionary {
     /// The values in PLAIN form (u32 LE length, bytes): the dictionary page.
     plain: Vec<u8>,
-    /// Where each value's bytes are in `plain` (after its length).
-    spans: Vec<(u32, u32)>,
+    /// Where each value's bytes are in `plain` (after its length), and its
+    /// hash's low 32 bits, compared before the bytes.
+    spans: Vec<(u32, u32, u32)>,
     /// Index + 1 of the value stored at each slot; 0 is empty. Never more
     /// than half full.
     slots: Vec<u32>,
@@ -276,7 +274,7 @@ impl Dictionary {
     }
 
     fn value(&self, key: u32) -> &[u8] {
-        let (start, len) = self.spans[key as usize];
+        let (start, len, _) = self.spans[key as usize];
         &self.plain[start as usize..(start + len) as usize]
     }
 
@@ -288,36 +286,41 @@ impl Dictionary {
     }
 
     /// `intern` for a label with a static address.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn intern_static(&mut self, v: &'static str) -> u32 {
         let at = v.as_ptr() as usize;
-        let slot = ((at as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize;
+        let slot = ((at as u64).wrapping_mul(FIBONACCI) >> 60) as usize;
         match self.recent[slot] {
             (a, len, key) if a == at && len == v.len() && key > 0 => key - 1,
-            _ => {
-                let key = self.intern(v.as_bytes());
-                self.recent[slot] = (at, v.len(), key + 1);
-                key
-            }
+            _ => self.intern_recent(v, slot),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn intern_recent(&mut self, v: &'static str, slot: usize) -> u32 {
+        let key = self.intern(v.as_bytes());
+        self.recent[slot] = (v.as_ptr() as usize, v.len(), key + 1);
+        key
     }
 
     /// The value's index, adding it if new.
     #[inline]
     pub(crate) fn intern(&mut self, v: &[u8]) -> u32 {
         let mask = self.slots.len() - 1;
-        let mut i = hash(v) & mask;
+        let h = hash(v);
+        let mut i = slot(h, mask);
         loop {
             match self.slots[i] {
                 0 => break,
-                s if self.value(s - 1) == v => return s - 1,
+                s if self.spans[s as usize - 1].2 == h as u32 && self.value(s - 1) == v => return s - 1,
                 _ => i = (i + 1) & mask,
             }
         }
         let key = self.spans.len() as u32;
         let len = u32::try_from(v.len()).expect("a label is shorter than 4 GiB");
         self.plain.extend_from_slice(&len.to_le_bytes());
-        self.spans.push((self.plain.len() as u32, len));
+        self.spans.push((self.plain.len() as u32, len, h as u32));
         self.plain.extend_from_slice(v);
         self.slots[i] = key + 1;
         if self.spans.len() * 2 > self.slots.len() {
@@ -330,7 +333,7 @@ impl Dictionary {
         let mut slots = vec![0u32; self.slots.len() * 2];
         let mask = slots.len() - 1;
         for key in 0..self.spans.len() as u32 {
-            let mut i = hash(self.value(key)) & mask;
+            let mut i = slot(hash(self.value(key)), mask);
             while slots[i] != 0 {
                 i = (i + 1) & mask;
             }
@@ -340,10 +343,19 @@ impl Dictionary {
     }
 }
 
-/// FxHash over 8-byte words, folded so the low bits (the slot) depend on
-/// all of them.
+const FIBONACCI: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// A hash's slot in a table of `mask + 1` slots: its top bits after a
+/// multiplication by 2^64 / phi (Fibonacci hashing), which depend on all
+/// of the hash's bits.
 #[inline]
-fn hash(v: &[u8]) -> usize {
+fn slot(h: u64, mask: usize) -> usize {
+    (h.wrapping_mul(FIBONACCI) >> (u64::BITS - mask.count_ones())) as usize
+}
+
+/// FxHash over 8-byte words.
+#[inline]
+fn hash(v: &[u8]) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let mut h = v.len() as u64;
     let mut words = v.chunks_exact(8);
@@ -356,7 +368,7 @@ fn hash(v: &[u8]) -> usize {
         w[..rest.len()].copy_from_slice(rest);
         h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
     }
-    (h ^ h >> 32) as usize
+    h
 }
 
 #[cfg(test)]

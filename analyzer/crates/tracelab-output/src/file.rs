@@ -156,14 +156,13 @@ impl FileWriter {
         let mut uncompressed = 0;
         if let Some((plain, entries)) = c.dictionary() {
             self.body.clear();
-            self.body.extend_from_slice(plain);
-            uncompressed += self.write_page(DICTIONARY_PAGE, entries, PLAIN)?;
+            uncompressed += self.write_page(DICTIONARY_PAGE, entries, PLAIN, plain)?;
         }
         let data_page = self.pos;
         self.body.clear();
-        let min_max = c.encode_page(&mut self.body);
+        let (tail, min_max) = c.encode_page(&mut self.body);
         let encoding = if c.kind == Kind::Str { RLE_DICTIONARY } else { PLAIN };
-        uncompressed += self.write_page(DATA_PAGE, c.rows(), encoding)?;
+        uncompressed += self.write_page(DATA_PAGE, c.rows(), encoding, tail)?;
         let chunk = Chunk {
             start,
             data_page,
@@ -178,23 +177,27 @@ impl FileWriter {
         Ok(chunk)
     }
 
-    /// Writes `self.body` as a page (compressed if asked) after its header;
-    /// returns the page's uncompressed size, header included.
-    fn write_page(&mut self, page_type: i32, values: usize, encoding: i32) -> io::Result<u64> {
-        let body = match self.codec {
-            Codec::None => &self.body,
+    /// Writes a page whose body is `self.body` then `tail` (compressed if
+    /// asked) after its header; returns the page's uncompressed size,
+    /// header included.
+    fn write_page(&mut self, page_type: i32, values: usize, encoding: i32, tail: &[u8]) -> io::Result<u64> {
+        let plain_size = self.body.len() + tail.len();
+        let (body, tail) = match self.codec {
+            Codec::None => (&self.body, tail),
             Codec::Snappy => {
+                self.body.extend_from_slice(tail);
                 self.packed.resize(snap::raw::max_compress_len(self.body.len()), 0);
                 let n = self.snappy.compress(&self.body, &mut self.packed).map_err(io::Error::other)?;
                 self.packed.truncate(n);
-                &self.packed
+                (&self.packed, &[][..])
             }
         };
+        let stored = body.len() + tail.len();
         let size = |n: usize| i32::try_from(n).map_err(|_| io::Error::other("a Parquet page is limited to 2 GiB"));
         let values = size(values)?;
         self.header.clear();
         let mut h = Compact::new(&mut self.header);
-        h.i32(1, page_type).i32(2, size(self.body.len())?).i32(3, size(body.len())?);
+        h.i32(1, page_type).i32(2, size(plain_size)?).i32(3, size(stored)?);
         if page_type == DATA_PAGE {
             h.begin(5).i32(1, values).i32(2, encoding).i32(3, RLE).i32(4, RLE).end();
         } else {
@@ -203,8 +206,9 @@ impl FileWriter {
         h.finish();
         self.out.write_all(&self.header)?;
         self.out.write_all(body)?;
-        self.pos += (self.header.len() + body.len()) as u64;
-        Ok((self.header.len() + self.body.len()) as u64)
+        self.out.write_all(tail)?;
+        self.pos += (self.header.len() + stored) as u64;
+        Ok((self.header.len() + plain_size) as u64)
     }
 
     /// Writes the footer and closes the file; returns its row groups.

@@ -111,7 +111,7 @@ impl TableBuilder {
     }
     /// A label with a static address (`Kind::Str`): no hashing when the
     /// column has seen it lately.
-    #[inline]
+    #[inline(always)]
     pub fn label(&mut self, v: Option<&'static str>) -> &mut Self {
         let c = self.next();
         match (c.mark(v), &mut c.values) {
