@@ -6,12 +6,14 @@
 use crate::table::Kind;
 
 /// A column of one row group. Only non-null values are stored (PLAIN and
-/// dictionary pages leave nulls out too); `valid` says which rows have one.
+/// dictionary pages leave nulls out too), and the rows that have none are
+/// listed, so a value costs one push and a null one push.
 pub(crate) struct Column {
     pub(crate) kind: Kind,
     pub(crate) values: Values,
-    pub(crate) valid: Vec<bool>,
-    pub(crate) nulls: usize,
+    rows: usize,
+    /// The rows without a value, ascending.
+    nulls: Vec<u32>,
 }
 
 pub(crate) enum Values {
@@ -54,25 +56,32 @@ impl Column {
             Kind::Id => Values::Plain(Vec::with_capacity(rows * ID_BYTES)),
             Kind::Str => Values::Dict { keys: Vec::with_capacity(rows), dict: Dictionary::new() },
         };
-        Column { kind, values, valid: Vec::with_capacity(rows), nulls: 0 }
+        assert!(u32::try_from(rows).is_ok(), "a row group's rows are numbered in 32 bits");
+        Column { kind, values, rows: 0, nulls: Vec::new() }
     }
 
-    /// Records whether the row has a value; returns it if so.
+    /// Counts the row, and lists it if it has no value; returns the value.
     #[inline]
     pub(crate) fn mark<T>(&mut self, v: Option<T>) -> Option<T> {
-        self.valid.push(v.is_some());
-        self.nulls += usize::from(v.is_none());
+        if v.is_none() {
+            self.nulls.push(self.rows as u32);
+        }
+        self.rows += 1;
         v
     }
 
     pub(crate) fn rows(&self) -> usize {
-        self.valid.len()
+        self.rows
+    }
+
+    pub(crate) fn nulls(&self) -> usize {
+        self.nulls.len()
     }
 
     /// Empties the column for the next row group, keeping its buffers.
     pub(crate) fn clear(&mut self) {
-        self.valid.clear();
-        self.nulls = 0;
+        self.rows = 0;
+        self.nulls.clear();
         match &mut self.values {
             Values::F64(v) => v.clear(),
             Values::I64(v) => v.clear(),
@@ -106,10 +115,14 @@ impl Column {
         // then the levels (1 = a value) at bit width 1.
         let at = out.len();
         out.extend_from_slice(&[0; 4]);
-        if self.nulls == 0 {
-            rle_run(self.valid.len(), 1, 1, out);
+        if self.nulls.is_empty() {
+            rle_run(self.rows, 1, 1, out);
         } else {
-            hybrid(&self.valid, 1, out);
+            let mut levels = vec![true; self.rows];
+            for &row in &self.nulls {
+                levels[row as usize] = false;
+            }
+            hybrid(&levels, 1, out);
         }
         let levels = (out.len() - at - 4) as u32;
         out[at..at + 4].copy_from_slice(&levels.to_le_bytes());

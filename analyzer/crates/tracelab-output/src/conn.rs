@@ -41,9 +41,9 @@ fn opt_secs(ns: Option<i64>) -> Option<f64> {
 pub const CONN_COLUMNS: &[(&str, Kind)] = &[
     ("ts", Kind::F64),
     ("uid", Kind::Id),
-    ("id.orig_h", Kind::Str),
+    ("id.orig_h", Kind::Id),
     ("id.orig_p", Kind::I32),
-    ("id.resp_h", Kind::Str),
+    ("id.resp_h", Kind::Id),
     ("id.resp_p", Kind::I32),
     ("proto", Kind::Str),
     ("ip_proto", Kind::I32),

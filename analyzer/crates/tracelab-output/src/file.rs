@@ -170,7 +170,7 @@ impl FileWriter {
             size: self.pos - start,
             uncompressed,
             values: c.rows() as u64,
-            nulls: c.nulls as u64,
+            nulls: c.nulls() as u64,
             min_max,
         };
         c.clear();
