@@ -231,7 +231,9 @@ fn add_category(
     let mut out = Extended::create(&path, &all, CONN_FINAL_COLUMNS.len(), partial, codec)?;
     let mut pairs = pairs.into_reader()?;
     let mut volumes = volumes.into_reader()?;
-    let mut comp = Composition::default();
+    // Summed per (scope, category) in a fixed table, then handed over as
+    // the map of the cells that had connections.
+    let mut cells = [[CompositionCell::default(); Category::ALL.len()]; Scope::ALL.len()];
     for group in groups {
         for _ in 0..group.rows() {
             let (o, r) = pairs.next_pair()?;
@@ -239,7 +241,7 @@ fn add_category(
             let category = servers.category(local, &o, &r);
             let orig_client = servers.orig_is_client(&o, &r);
             out.row().label(Some(category.name())).bool(Some(orig_client)).end_row();
-            let cell = comp.cells.entry((Scope::of(local, &o, &r), category)).or_default();
+            let cell = &mut cells[Scope::of(local, &o, &r) as usize][category as usize];
             cell.cnxs += 1;
             cell.bytes += v.orig_ip_bytes + v.resp_ip_bytes;
             cell.pkts += v.orig_pkts + v.resp_pkts;
@@ -255,6 +257,14 @@ fn add_category(
         out.append(group)?;
     }
     out.close()?;
+    let mut comp = Composition::default();
+    for (scope, row) in Scope::ALL.into_iter().zip(cells) {
+        for (category, cell) in Category::ALL.into_iter().zip(row) {
+            if cell.cnxs > 0 {
+                comp.cells.insert((scope, category), cell);
+            }
+        }
+    }
     Ok((path, comp))
 }
 

@@ -142,7 +142,7 @@ impl Column {
             Values::I32(v) => (plain(v, out), min_max(v).map(|(lo, hi)| MinMax::of(lo.to_le_bytes(), hi.to_le_bytes()))),
             Values::Bool(v) => {
                 // PLAIN booleans: one bit each, least significant bit first.
-                out.extend(v.chunks(8).map(|g| g.iter().rev().fold(0u8, |b, &x| b << 1 | u8::from(x))));
+                pack_bits(v, out);
                 let (min, max) = (v.iter().all(|&x| x), v.iter().any(|&x| x));
                 (&[], (!v.is_empty()).then(|| MinMax::of([u8::from(min)], [u8::from(max)])))
             }
@@ -247,6 +247,11 @@ fn bit_pack<T: Copy + Into<u32>>(vals: &[T], width: u8, out: &mut Vec<u8>) {
     }
     let groups = vals.len().div_ceil(8);
     varint((groups as u64) << 1 | 1, out);
+    if width == 1 {
+        // Definition levels: a byte per group, without the general loop.
+        pack_bits(vals, out);
+        return;
+    }
     let (mut acc, mut bits) = (0u64, 0u32);
     for k in 0..groups * 8 {
         let v = vals.get(k).map_or(0, |&v| v.into());
@@ -258,6 +263,12 @@ fn bit_pack<T: Copy + Into<u32>>(vals: &[T], width: u8, out: &mut Vec<u8>) {
             bits -= 8;
         }
     }
+}
+
+/// Values of 0 and 1 at one bit each, least significant bit first; the
+/// last byte padded with zeros.
+fn pack_bits<T: Copy + Into<u32>>(vals: &[T], out: &mut Vec<u8>) {
+    out.extend(vals.chunks(8).map(|g| g.iter().rev().fold(0u8, |b, &x| b << 1 | x.into() as u8)));
 }
 
 /// The distinct values of a dictionary-encoded column chunk, in first-seen

@@ -220,18 +220,31 @@ fn zeek_bool(b: Option<bool>) -> &'static [u8] {
 }
 
 /// Writes an address (replacing `out`) in the RFC 5952 form Zeek prints. IPv4 (nearly every
-/// address in practice) is written digit by digit; IPv6 goes through
-/// `Display`, which already implements the zero-run compression rules.
+/// address in practice) is written digit by digit into a stack buffer;
+/// IPv6 goes through `Display`, which already implements the zero-run
+/// compression rules.
 pub fn push_addr(out: &mut String, a: &tracelab_decode::Addr) {
     out.clear();
     if a.is_v4() {
-        let mut buf = itoa::Buffer::new();
-        for (i, octet) in a.0[12..].iter().enumerate() {
+        let mut buf = [0u8; 15];
+        let mut n = 0;
+        for (i, &o) in a.0[12..].iter().enumerate() {
             if i > 0 {
-                out.push('.');
+                buf[n] = b'.';
+                n += 1;
             }
-            out.push_str(buf.format(*octet));
+            if o >= 100 {
+                buf[n] = b'0' + o / 100;
+                n += 1;
+            }
+            if o >= 10 {
+                buf[n] = b'0' + o / 10 % 10;
+                n += 1;
+            }
+            buf[n] = b'0' + o % 10;
+            n += 1;
         }
+        out.push_str(std::str::from_utf8(&buf[..n]).expect("digits and dots are ASCII"));
     } else {
         use std::fmt::Write as _;
         write!(out, "{a}").expect("writing to a String cannot fail");
@@ -395,6 +408,11 @@ mod tests {
         c.history = "ShADadfF".into();
         text.fill(&c, &ConnContext { local_orig: Some(false), ..ctx });
         assert_eq!((text.orig_h.as_str(), text.resp_h.as_str()), ("10.0.0.1", "8.8.8.8"));
+        for (octets, want) in [([0, 9, 10, 99], "0.9.10.99"), ([100, 199, 200, 255], "100.199.200.255")] {
+            let mut t = String::from("left over");
+            push_addr(&mut t, &Addr::v4(octets));
+            assert_eq!(t, want);
+        }
         assert_eq!(
             String::from_utf8(text.line.clone()).unwrap(),
             "1300475167.096535\tCHhAvVGS1DHFjwGM9a\t10.0.0.1\t54321\t8.8.8.8\t80\ttcp\t-\t0.001001\t12\t0\tS0\tF\t-\t0\tShADadfF\t1\t60\t0\t0\t-\t6\n"
