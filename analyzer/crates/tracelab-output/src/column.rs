@@ -115,23 +115,35 @@ impl Column {
         // then the levels (1 = a value) at bit width 1.
         let at = out.len();
         out.extend_from_slice(&[0; 4]);
+        // No nulls: one RLE run. Otherwise one bit-packed run, built from
+        // the null list (all ones, a bit cleared per null, the last group's
+        // padding zero): a few bytes more than runs would take where values
+        // cluster, for no scan of the rows.
         if self.nulls.is_empty() {
             rle_run(self.rows, 1, 1, out);
         } else {
-            let mut levels = vec![true; self.rows];
-            for &row in &self.nulls {
-                levels[row as usize] = false;
+            let groups = self.rows.div_ceil(8);
+            varint((groups as u64) << 1 | 1, out);
+            let start = out.len();
+            out.resize(start + groups, 0xFF);
+            if self.rows % 8 != 0 {
+                out[start + groups - 1] = (1u8 << (self.rows % 8)) - 1;
             }
-            hybrid(&levels, 1, out);
+            for &row in &self.nulls {
+                out[start + row as usize / 8] &= !(1 << (row % 8));
+            }
         }
         let levels = (out.len() - at - 4) as u32;
         out[at..at + 4].copy_from_slice(&levels.to_le_bytes());
         match &self.values {
             Values::F64(v) => {
-                // f64::min/max skip NaN; only NaNs (or nothing) leave
-                // min > max.
-                let (min, max) =
-                    v.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+                // Comparisons with NaN are false, so NaNs are skipped; only
+                // NaNs (or nothing) leave min > max.
+                let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+                for &x in v {
+                    min = if x < min { x } else { min };
+                    max = if x > max { x } else { max };
+                }
                 // The format asks for -0.0 as a zero minimum and +0.0 as a
                 // zero maximum, whichever zeros the values had.
                 let min = if min == 0.0 { -0.0 } else { min };
@@ -162,7 +174,12 @@ impl Column {
 
 fn min_max<T: Ord + Copy>(v: &[T]) -> Option<(T, T)> {
     let (&first, rest) = v.split_first()?;
-    Some(rest.iter().fold((first, first), |(lo, hi), &x| (lo.min(x), hi.max(x))))
+    let (mut min, mut max) = (first, first);
+    for &x in rest {
+        min = if x < min { x } else { min };
+        max = if x > max { x } else { max };
+    }
+    Some((min, max))
 }
 
 /// Bytes reserved per `Kind::Id` value: uids are 18 bytes, IPv4 addresses

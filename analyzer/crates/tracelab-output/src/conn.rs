@@ -220,31 +220,26 @@ fn zeek_bool(b: Option<bool>) -> &'static [u8] {
 }
 
 /// Writes an address (replacing `out`) in the RFC 5952 form Zeek prints. IPv4 (nearly every
-/// address in practice) is written digit by digit into a stack buffer;
-/// IPv6 goes through `Display`, which already implements the zero-run
-/// compression rules.
+/// address in practice) is written digit by digit (ASCII chars pushed
+/// as they are: no formatting machinery, no UTF-8 validation); IPv6 goes
+/// through `Display`, which already implements the zero-run compression
+/// rules.
 pub fn push_addr(out: &mut String, a: &tracelab_decode::Addr) {
     out.clear();
     if a.is_v4() {
-        let mut buf = [0u8; 15];
-        let mut n = 0;
+        let digit = |d: u8| char::from(b'0' + d);
         for (i, &o) in a.0[12..].iter().enumerate() {
             if i > 0 {
-                buf[n] = b'.';
-                n += 1;
+                out.push('.');
             }
             if o >= 100 {
-                buf[n] = b'0' + o / 100;
-                n += 1;
+                out.push(digit(o / 100));
             }
             if o >= 10 {
-                buf[n] = b'0' + o / 10 % 10;
-                n += 1;
+                out.push(digit(o / 10 % 10));
             }
-            buf[n] = b'0' + o % 10;
-            n += 1;
+            out.push(digit(o % 10));
         }
-        out.push_str(std::str::from_utf8(&buf[..n]).expect("digits and dots are ASCII"));
     } else {
         use std::fmt::Write as _;
         write!(out, "{a}").expect("writing to a String cannot fail");
