@@ -110,14 +110,13 @@ impl FileWriter {
         })
     }
 
-    /// Writes the columns (all the file's, in order, equally long) as a row
+    /// Writes the columns (all the file's, in order, `rows` long) as a row
     /// group and empties them.
-    pub(crate) fn write_group(&mut self, columns: &mut [Column]) -> io::Result<()> {
+    pub(crate) fn write_group(&mut self, columns: &mut [Column], rows: usize) -> io::Result<()> {
         assert_eq!(columns.len(), self.columns.len(), "a row group has every column");
-        let rows = columns.first().map_or(0, Column::rows);
         let mut chunks = Vec::with_capacity(columns.len());
         for c in columns {
-            chunks.push(self.write_chunk(c)?);
+            chunks.push(self.write_chunk(c, rows)?);
         }
         self.groups.push(RowGroup { rows: rows as u64, chunks });
         Ok(())
@@ -126,9 +125,9 @@ impl FileWriter {
     /// Writes a row group made of `from`'s chunks in `src` (a file of this
     /// writer's format whose columns are this file's first ones), copied as
     /// bytes, then `extra`, the remaining columns, encoded here.
-    pub(crate) fn copy_group(&mut self, src: &mut File, from: &RowGroup, extra: &mut [Column]) -> io::Result<()> {
+    pub(crate) fn copy_group(&mut self, src: &mut File, from: &RowGroup, extra: &mut [Column], rows: usize) -> io::Result<()> {
         assert_eq!(from.chunks.len() + extra.len(), self.columns.len(), "a row group has every column");
-        assert!(extra.iter().all(|c| c.rows() == from.rows()), "the extra columns have the group's rows");
+        assert_eq!(rows, from.rows(), "the extra columns have the group's rows");
         // A row group's chunks are contiguous, in column order.
         let (first, last) = (&from.chunks[0], &from.chunks[from.chunks.len() - 1]);
         let len = last.start + last.size - first.start;
@@ -145,13 +144,13 @@ impl FileWriter {
             .map(|c| Chunk { start: c.start.wrapping_add(shift), data_page: c.data_page.wrapping_add(shift), ..c.clone() })
             .collect();
         for c in extra {
-            chunks.push(self.write_chunk(c)?);
+            chunks.push(self.write_chunk(c, rows)?);
         }
         self.groups.push(RowGroup { rows: from.rows, chunks });
         Ok(())
     }
 
-    fn write_chunk(&mut self, c: &mut Column) -> io::Result<Chunk> {
+    fn write_chunk(&mut self, c: &mut Column, rows: usize) -> io::Result<Chunk> {
         let start = self.pos;
         let mut uncompressed = 0;
         if let Some((plain, entries)) = c.dictionary() {
@@ -160,16 +159,16 @@ impl FileWriter {
         }
         let data_page = self.pos;
         self.body.clear();
-        let (tail, min_max) = c.encode_page(&mut self.body);
+        let (tail, min_max) = c.encode_page(rows, &mut self.body);
         let encoding = if c.kind == Kind::Str { RLE_DICTIONARY } else { PLAIN };
-        uncompressed += self.write_page(DATA_PAGE, c.rows(), encoding, tail)?;
+        uncompressed += self.write_page(DATA_PAGE, rows, encoding, tail)?;
         let chunk = Chunk {
             start,
             data_page,
             dictionary: c.kind == Kind::Str,
             size: self.pos - start,
             uncompressed,
-            values: c.rows() as u64,
+            values: rows as u64,
             nulls: c.nulls() as u64,
             min_max,
         };

@@ -48,12 +48,13 @@ impl Codec {
 pub struct TableBuilder {
     columns: Vec<Column>,
     cursor: usize,
+    rows: usize,
 }
 
 impl TableBuilder {
     /// A builder with room for `rows` rows before its vectors grow.
     pub fn new(columns: &[(&str, Kind)], rows: usize) -> TableBuilder {
-        TableBuilder { columns: columns.iter().map(|(_, k)| Column::new(*k, rows)).collect(), cursor: 0 }
+        TableBuilder { columns: columns.iter().map(|(_, k)| Column::new(*k, rows)).collect(), cursor: 0, rows: 0 }
     }
 
     #[inline]
@@ -65,8 +66,9 @@ impl TableBuilder {
 
     #[inline]
     pub fn f64(&mut self, v: Option<f64>) -> &mut Self {
+        let row = self.rows;
         let c = self.next();
-        match (c.mark(v), &mut c.values) {
+        match (c.mark(v, row), &mut c.values) {
             (Some(v), Values::F64(b)) => b.push(v),
             (None, Values::F64(_)) => {}
             _ => panic!("column {} is not f64", self.cursor - 1),
@@ -75,8 +77,9 @@ impl TableBuilder {
     }
     #[inline]
     pub fn i64(&mut self, v: Option<i64>) -> &mut Self {
+        let row = self.rows;
         let c = self.next();
-        match (c.mark(v), &mut c.values) {
+        match (c.mark(v, row), &mut c.values) {
             (Some(v), Values::I64(b)) => b.push(v),
             (None, Values::I64(_)) => {}
             _ => panic!("column {} is not i64", self.cursor - 1),
@@ -85,8 +88,9 @@ impl TableBuilder {
     }
     #[inline]
     pub fn i32(&mut self, v: Option<i32>) -> &mut Self {
+        let row = self.rows;
         let c = self.next();
-        match (c.mark(v), &mut c.values) {
+        match (c.mark(v, row), &mut c.values) {
             (Some(v), Values::I32(b)) => b.push(v),
             (None, Values::I32(_)) => {}
             _ => panic!("column {} is not i32", self.cursor - 1),
@@ -96,8 +100,9 @@ impl TableBuilder {
     /// A string: a label (`Kind::Str`) or an id (`Kind::Id`).
     #[inline]
     pub fn str(&mut self, v: Option<&str>) -> &mut Self {
+        let row = self.rows;
         let c = self.next();
-        match (c.mark(v), &mut c.values) {
+        match (c.mark(v, row), &mut c.values) {
             (Some(v), Values::Plain(b)) => {
                 let len = u32::try_from(v.len()).expect("a string is shorter than 4 GiB");
                 b.extend_from_slice(&len.to_le_bytes());
@@ -113,8 +118,9 @@ impl TableBuilder {
     /// column has seen it lately.
     #[inline(always)]
     pub fn label(&mut self, v: Option<&'static str>) -> &mut Self {
+        let row = self.rows;
         let c = self.next();
-        match (c.mark(v), &mut c.values) {
+        match (c.mark(v, row), &mut c.values) {
             (Some(v), Values::Dict { keys, dict }) => keys.push(dict.intern_static(v)),
             (None, Values::Dict { .. }) => {}
             _ => panic!("column {} is not a label", self.cursor - 1),
@@ -123,8 +129,9 @@ impl TableBuilder {
     }
     #[inline]
     pub fn bool(&mut self, v: Option<bool>) -> &mut Self {
+        let row = self.rows;
         let c = self.next();
-        match (c.mark(v), &mut c.values) {
+        match (c.mark(v, row), &mut c.values) {
             (Some(v), Values::Bool(b)) => b.push(v),
             (None, Values::Bool(_)) => {}
             _ => panic!("column {} is not bool", self.cursor - 1),
@@ -134,19 +141,21 @@ impl TableBuilder {
     pub fn end_row(&mut self) {
         assert_eq!(self.cursor, self.columns.len(), "row filled {} of {} columns", self.cursor, self.columns.len());
         self.cursor = 0;
+        self.rows += 1;
     }
 
     pub fn len(&self) -> usize {
-        self.columns.first().map_or(0, Column::rows)
+        self.rows
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// The columns, for writing; only between rows.
-    fn columns(&mut self) -> &mut [Column] {
+    /// The columns and their row count, for writing (which empties them);
+    /// only between rows.
+    fn take_group(&mut self) -> (&mut [Column], usize) {
         assert_eq!(self.cursor, 0, "a row group ends between rows");
-        &mut self.columns
+        (&mut self.columns, std::mem::take(&mut self.rows))
     }
 }
 
@@ -186,7 +195,8 @@ impl ParquetTable {
 
     pub fn flush_if_full(&mut self) -> io::Result<()> {
         if self.builder.len() >= self.group_rows {
-            self.file.write_group(self.builder.columns())?;
+            let (columns, rows) = self.builder.take_group();
+            self.file.write_group(columns, rows)?;
         }
         Ok(())
     }
@@ -195,7 +205,8 @@ impl ParquetTable {
     /// groups written (for copying them into another file: `Extended`).
     pub fn close_with_groups(mut self) -> io::Result<(PathBuf, Vec<RowGroup>)> {
         if !self.builder.is_empty() {
-            self.file.write_group(self.builder.columns())?;
+            let (columns, rows) = self.builder.take_group();
+            self.file.write_group(columns, rows)?;
         }
         Ok((self.path, self.file.finish()?))
     }
@@ -234,7 +245,8 @@ impl Extended {
 
     /// Writes the source's row group followed by the rows filled since.
     pub fn append(&mut self, group: &RowGroup) -> io::Result<()> {
-        self.file.copy_group(&mut self.src, group, self.extra.columns())
+        let (columns, rows) = self.extra.take_group();
+        self.file.copy_group(&mut self.src, group, columns, rows)
     }
 
     pub fn close(self) -> io::Result<()> {
