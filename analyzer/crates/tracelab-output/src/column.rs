@@ -239,7 +239,7 @@ fn varint(mut v: u64, out: &mut Vec<u8>) {
 /// of at least 8 equal values that can start on a group boundary become RLE
 /// runs, everything else is bit-packed in groups of 8 (the last group padded
 /// with zeros; readers know the value count from the page header).
-pub(crate) fn hybrid<T: Copy + PartialEq + Into<u32>>(vals: &[T], width: u8, out: &mut Vec<u8>) {
+fn hybrid<T: Copy + PartialEq + Into<u32>>(vals: &[T], width: u8, out: &mut Vec<u8>) {
     let mut packed_from = 0;
     let mut i = 0;
     while i < vals.len() {
