@@ -9,7 +9,7 @@ use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use tracelab_decode::Addr;
-use tracelab_flow::LoadBin;
+use tracelab_flow::{ConnRecord, LoadBin};
 
 use crate::scope::Scope;
 
@@ -58,6 +58,73 @@ impl PairReader {
 }
 
 impl Drop for PairReader {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// Per connection, in output order, what phase 2's composition needs of
+/// its row: IP bytes and packets per side, and whether it carried payload
+/// (33 bytes each), so phase 2 reads no Parquet back.
+pub struct VolumeSpill {
+    path: PathBuf,
+    w: BufWriter<File>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Volumes {
+    pub orig_ip_bytes: u64,
+    pub resp_ip_bytes: u64,
+    pub orig_pkts: u64,
+    pub resp_pkts: u64,
+    /// Payload bytes in either direction (`orig_bytes` + `resp_bytes` > 0).
+    pub payload: bool,
+}
+
+const VOLUMES: usize = 4 * 8 + 1;
+
+impl VolumeSpill {
+    pub fn create(dir: &Path) -> io::Result<VolumeSpill> {
+        let path = spill_path(dir, "volumes");
+        Ok(VolumeSpill { w: BufWriter::new(File::create(&path)?), path })
+    }
+    pub fn push(&mut self, c: &ConnRecord) -> io::Result<()> {
+        let mut buf = [0u8; VOLUMES];
+        for (i, v) in [c.orig_ip_bytes, c.resp_ip_bytes, c.orig_pkts, c.resp_pkts].into_iter().enumerate() {
+            buf[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        buf[32] = u8::from(c.orig_bytes.unwrap_or(0) + c.resp_bytes.unwrap_or(0) > 0);
+        self.w.write_all(&buf)
+    }
+    /// Reopens the spill for reading (and removes the file once read).
+    pub fn into_reader(mut self) -> io::Result<VolumeReader> {
+        self.w.flush()?;
+        let r = BufReader::new(File::open(&self.path)?);
+        Ok(VolumeReader { r, path: self.path })
+    }
+}
+
+pub struct VolumeReader {
+    r: BufReader<File>,
+    path: PathBuf,
+}
+
+impl VolumeReader {
+    pub fn next_volumes(&mut self) -> io::Result<Volumes> {
+        let mut buf = [0u8; VOLUMES];
+        self.r.read_exact(&mut buf)?;
+        let u64_at = |i: usize| u64::from_le_bytes(buf[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+        Ok(Volumes {
+            orig_ip_bytes: u64_at(0),
+            resp_ip_bytes: u64_at(1),
+            orig_pkts: u64_at(2),
+            resp_pkts: u64_at(3),
+            payload: buf[32] != 0,
+        })
+    }
+}
+
+impl Drop for VolumeReader {
     fn drop(&mut self) {
         let _ = fs::remove_file(&self.path);
     }

@@ -6,29 +6,18 @@ use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-use arrow_array::builder::{BooleanBuilder, StringBuilder};
-use arrow_array::cast::AsArray;
-use arrow_array::types::Int64Type;
-use arrow_array::{Array, ArrayRef, RecordBatch};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::arrow::arrow_writer::compute_leaves;
-use parquet::arrow::ProjectionMask;
-use parquet::column::writer::ColumnCloseResult;
-use parquet::file::metadata::{ColumnChunkMetaData, PageIndexPolicy, ParquetMetaDataOptions, ParquetMetaDataReader};
-use parquet::file::statistics::Statistics;
 
 use tracelab_decode::PacketMeta;
 use tracelab_flow::ConnRecord;
 use tracelab_output::conn::{self, ConnContext, ConnText, CONN_COLUMNS, CONN_FINAL_COLUMNS};
-use tracelab_output::table::{io_err, schema, Codec, Kind, ParquetTable};
+use tracelab_output::table::{Codec, Extended, Kind, ParquetTable};
+use tracelab_output::RowGroup;
 
 use crate::driver::{create_file, Accounting};
 use crate::hosts::HostTable;
 use crate::roles::RoleModel;
 use crate::scope::{Category, LocalNets, Scope, Servers};
-use crate::spill::{LoadSpill, PairSpill};
+use crate::spill::{LoadSpill, PairSpill, VolumeSpill};
 
 /// Packet counts per (scope, side, IP length): a fixed table, no
 /// allocation per packet. Side is the sender's role in its connection.
@@ -109,6 +98,7 @@ pub struct OutputWriters {
     text: ConnText,
     partial_path: PathBuf,
     partial: ParquetTable,
+    volumes: VolumeSpill,
     warmups: ParquetTable,
     trains: ParquetTable,
     rtts: ParquetTable,
@@ -125,6 +115,7 @@ impl OutputWriters {
             text: ConnText::default(),
             partial: ParquetTable::create(&partial_path, CONN_COLUMNS, codec)?,
             partial_path,
+            volumes: VolumeSpill::create(dir)?,
             warmups: ParquetTable::create(&samples.join("warmups.parquet"), WARMUP_COLUMNS, codec)?,
             trains: ParquetTable::create(&samples.join("trains.parquet"), TRAIN_COLUMNS, codec)?,
             rtts: ParquetTable::create(&samples.join("rtt.parquet"), RTT_COLUMNS, codec)?,
@@ -155,22 +146,23 @@ impl OutputWriters {
         conn::push_conn(self.partial.row(), c, &ctx, &self.text);
         self.partial.row().end_row();
         self.partial.flush_if_full()?;
+        self.volumes.push(c)?;
         let row = Some(row as i64);
         if let Some(t) = &c.transfer {
             for (side, s) in [("orig", &t.orig), ("resp", &t.resp)] {
                 for (i, w) in s.warmups_ns.iter().enumerate() {
-                    self.warmups.row().i64(row).str(Some(side)).i32(Some(i as i32)).f64(Some(*w as f64 / 1e9)).end_row();
+                    self.warmups.row().i64(row).label(Some(side)).i32(Some(i as i32)).f64(Some(*w as f64 / 1e9)).end_row();
                     self.warmups.flush_if_full()?;
                 }
                 for (i, n) in s.train_sizes.iter().enumerate() {
-                    self.trains.row().i64(row).str(Some(side)).i32(Some(i as i32)).i64(Some(*n as i64)).end_row();
+                    self.trains.row().i64(row).label(Some(side)).i32(Some(i as i32)).i64(Some(*n as i64)).end_row();
                     self.trains.flush_if_full()?;
                 }
             }
         }
         for (side, samples) in [("orig", &c.rtt.data_ack_orig_samples), ("resp", &c.rtt.data_ack_resp_samples)] {
             for s in samples {
-                self.rtts.row().i64(row).str(Some(side)).f64(Some(*s as f64 / 1e9)).end_row();
+                self.rtts.row().i64(row).label(Some(side)).f64(Some(*s as f64 / 1e9)).end_row();
                 self.rtts.flush_if_full()?;
             }
         }
@@ -192,11 +184,11 @@ impl OutputWriters {
         conn::write_conn_log_close(&mut self.conn_log, &conn::zeek_stamp(acc.last_ts_ns.unwrap_or(0)))?;
         self.conn_log.flush()?;
         let mut files = vec![dir.join("conn.log")];
-        self.partial.close()?;
+        let (_, groups) = self.partial.close_with_groups()?;
         for t in [self.warmups, self.trains, self.rtts] {
             files.push(t.close()?);
         }
-        let (path, composition) = add_category(dir, &self.partial_path, servers, local, pairs, self.codec)?;
+        let (path, composition) = add_category(dir, &self.partial_path, &groups, servers, local, pairs, self.volumes, self.codec)?;
         files.push(path);
         fs::remove_file(&self.partial_path)?;
 
@@ -207,7 +199,7 @@ impl OutputWriters {
                 let base = (scope as usize * 2 + side_idx) * SIZE_SLOTS;
                 for (len, &n) in sizes.counts[base..base + SIZE_SLOTS].iter().enumerate() {
                     if n > 0 {
-                        t.row().str(Some(scope.name())).str(Some(side)).i32(Some(len as i32)).i64(Some(n as i64)).end_row();
+                        t.row().label(Some(scope.name())).label(Some(side)).i32(Some(len as i32)).i64(Some(n as i64)).end_row();
                         t.flush_if_full()?;
                     }
                 }
@@ -218,122 +210,62 @@ impl OutputWriters {
     }
 }
 
-/// Phase 2: connections.parquet = the partial table's column chunks, copied
-/// as encoded bytes (with their statistics and page index), plus the two
-/// columns that need the final server set, encoded here. Only the six
-/// volume columns the composition needs are decoded; re-encoding the ~57
-/// others cost more than writing them the first time. The copied chunks are
-/// exactly what encoding the same values again would give (same writer
-/// properties, same row groups), so the file is unchanged by this shortcut.
+/// Phase 2: connections.parquet = the partial table's row groups, copied
+/// as encoded bytes, each followed by the two columns that need the final
+/// server set, encoded here. The composition takes each connection's volumes
+/// from their spill, so nothing is decoded.
+#[allow(clippy::too_many_arguments)]
 fn add_category(
     dir: &Path,
     partial: &Path,
+    groups: &[RowGroup],
     servers: &Servers,
     local: &LocalNets,
     pairs: PairSpill,
+    volumes: VolumeSpill,
     codec: Codec,
 ) -> io::Result<(PathBuf, Composition)> {
     let mut all = CONN_COLUMNS.to_vec();
     all.extend_from_slice(CONN_FINAL_COLUMNS);
-    let final_schema = schema(&all);
     let path = dir.join("connections.parquet");
-    let (mut file_writer, factory) = ParquetTable::create(&path, &all, codec)?.into_serialized_writer()?;
-    let source = File::open(partial)?;
-    // The copied chunks keep every piece of their metadata: the page index,
-    // and the page encoding statistics in full (the reader's default keeps
-    // only a mask of them, which the writer cannot write back).
-    let mut full_stats = ParquetMetaDataOptions::new();
-    full_stats.set_encoding_stats_as_mask(false);
-    let meta = ParquetMetaDataReader::new()
-        .with_page_index_policy(PageIndexPolicy::Optional)
-        .with_metadata_options(Some(full_stats))
-        .parse_and_finish(&source)
-        .map_err(io_err)?;
+    let mut out = Extended::create(&path, &all, CONN_FINAL_COLUMNS.len(), partial, codec)?;
     let mut pairs = pairs.into_reader()?;
-    let mut comp = Composition::default();
-    let copied = CONN_COLUMNS.len();
-    let col = |b: &RecordBatch, name: &str| b.column_by_name(name).expect("conn column").as_primitive::<Int64Type>().clone();
-    for rg in 0..meta.num_row_groups() {
-        let rg_meta = meta.row_group(rg);
-        let page_index = meta.page_index_for_row_group(rg);
-        let mut out = file_writer.next_row_group().map_err(io_err)?;
-        for (j, chunk) in rg_meta.columns().iter().enumerate() {
-            let close = ColumnCloseResult {
-                bytes_written: chunk.compressed_size() as u64,
-                rows_written: rg_meta.num_rows() as u64,
-                metadata: as_written(chunk).map_err(io_err)?,
-                bloom_filter: None,
-                column_index: page_index.column_index(j).cloned(),
-                offset_index: page_index.offset_index(j).cloned(),
-            };
-            out.append_column(&source, close).map_err(io_err)?;
-        }
-        let mut writers = factory.create_column_writers(rg).map_err(io_err)?.split_off(copied);
-        let builder = ParquetRecordBatchReaderBuilder::try_new(source.try_clone()?).map_err(io_err)?;
-        let volumes = ["orig_ip_bytes", "resp_ip_bytes", "orig_pkts", "resp_pkts", "orig_bytes", "resp_bytes"];
-        let mask = ProjectionMask::columns(builder.parquet_schema(), volumes);
-        let reader = builder.with_row_groups(vec![rg]).with_projection(mask).with_batch_size(64 * 1024).build().map_err(io_err)?;
-        for batch in reader {
-            let batch = batch.map_err(io_err)?;
-            let mut cat = StringBuilder::new();
-            let mut client = BooleanBuilder::new();
-            let (ob, rb) = (col(&batch, "orig_ip_bytes"), col(&batch, "resp_ip_bytes"));
-            let (op, rp) = (col(&batch, "orig_pkts"), col(&batch, "resp_pkts"));
-            let (opl, rpl) = (col(&batch, "orig_bytes"), col(&batch, "resp_bytes"));
-            for i in 0..batch.num_rows() {
-                let (o, r) = pairs.next_pair()?;
-                let category = servers.category(local, &o, &r);
-                let orig_client = servers.orig_is_client(&o, &r);
-                cat.append_value(category.name());
-                client.append_value(orig_client);
-                let cell = comp.cells.entry((Scope::of(local, &o, &r), category)).or_default();
-                cell.cnxs += 1;
-                cell.bytes += (ob.value(i) + rb.value(i)) as u64;
-                cell.pkts += (op.value(i) + rp.value(i)) as u64;
-                // Immature transfers (no payload either way) are left out of the
-                // upload/download split, as in thesis Fig. 8.1.
-                let payload = |a: &arrow_array::PrimitiveArray<Int64Type>| if a.is_null(i) { 0 } else { a.value(i) as u64 };
-                let (po, pr) = (payload(&opl), payload(&rpl));
-                if po + pr > 0 {
-                    let (up, down) = if orig_client { (ob.value(i), rb.value(i)) } else { (rb.value(i), ob.value(i)) };
-                    cell.upload_bytes += up as u64;
-                    cell.download_bytes += down as u64;
-                }
-            }
-            let arrays: [ArrayRef; 2] = [Arc::new(cat.finish()), Arc::new(client.finish())];
-            for ((w, field), array) in writers.iter_mut().zip(&final_schema.fields()[copied..]).zip(&arrays) {
-                for leaf in compute_leaves(field, array).map_err(io_err)? {
-                    w.write(&leaf).map_err(io_err)?;
-                }
+    let mut volumes = volumes.into_reader()?;
+    // Summed per (scope, category) in a fixed table, then handed over as
+    // the map of the cells that had connections.
+    let mut cells = [[CompositionCell::default(); Category::ALL.len()]; Scope::ALL.len()];
+    for group in groups {
+        for _ in 0..group.rows() {
+            let (o, r) = pairs.next_pair()?;
+            let v = volumes.next_volumes()?;
+            let category = servers.category(local, &o, &r);
+            let orig_client = servers.orig_is_client(&o, &r);
+            out.row().label(Some(category.name())).bool(Some(orig_client)).end_row();
+            let cell = &mut cells[Scope::of(local, &o, &r) as usize][category as usize];
+            cell.cnxs += 1;
+            cell.bytes += v.orig_ip_bytes + v.resp_ip_bytes;
+            cell.pkts += v.orig_pkts + v.resp_pkts;
+            // Immature transfers (no payload either way) are left out of the
+            // upload/download split, as in thesis Fig. 8.1.
+            if v.payload {
+                let (up, down) =
+                    if orig_client { (v.orig_ip_bytes, v.resp_ip_bytes) } else { (v.resp_ip_bytes, v.orig_ip_bytes) };
+                cell.upload_bytes += up;
+                cell.download_bytes += down;
             }
         }
-        for w in writers {
-            w.close().map_err(io_err)?.append_to_row_group(&mut out).map_err(io_err)?;
-        }
-        out.close().map_err(io_err)?;
+        out.append(group)?;
     }
-    file_writer.close().map_err(io_err)?;
+    out.close()?;
+    let mut comp = Composition::default();
+    for (scope, row) in Scope::ALL.into_iter().zip(cells) {
+        for (category, cell) in Category::ALL.into_iter().zip(row) {
+            if cell.cnxs > 0 {
+                comp.cells.insert((scope, category), cell);
+            }
+        }
+    }
     Ok((path, comp))
-}
-
-/// A chunk's metadata as the column writer made it. Reading drops one bit
-/// of it: whether the statistics carry the deprecated `min`/`max` copies,
-/// which the writer adds for signed sort orders. Restoring it keeps
-/// connections.parquet byte for byte what encoding the columns again gave.
-fn as_written(chunk: &ColumnChunkMetaData) -> parquet::errors::Result<ColumnChunkMetaData> {
-    let Some(stats) = chunk.statistics() else { return Ok(chunk.clone()) };
-    let legacy = chunk.column_descr().sort_order().is_signed();
-    let stats = match stats.clone() {
-        Statistics::Boolean(v) => Statistics::Boolean(v.with_backwards_compatible_min_max(legacy)),
-        Statistics::Int32(v) => Statistics::Int32(v.with_backwards_compatible_min_max(legacy)),
-        Statistics::Int64(v) => Statistics::Int64(v.with_backwards_compatible_min_max(legacy)),
-        Statistics::Int96(v) => Statistics::Int96(v.with_backwards_compatible_min_max(legacy)),
-        Statistics::Float(v) => Statistics::Float(v.with_backwards_compatible_min_max(legacy)),
-        Statistics::Double(v) => Statistics::Double(v.with_backwards_compatible_min_max(legacy)),
-        Statistics::ByteArray(v) => Statistics::ByteArray(v.with_backwards_compatible_min_max(legacy)),
-        Statistics::FixedLenByteArray(v) => Statistics::FixedLenByteArray(v.with_backwards_compatible_min_max(legacy)),
-    };
-    chunk.clone().into_builder().set_statistics(stats).build()
 }
 
 /// Traffic composition (thesis Tables 8.1/8.2 and Fig. 8.1): per scope and
@@ -429,8 +361,8 @@ pub fn write_load(
         t.row()
             .f64(Some((bin * bin_ns) as f64 / 1e9))
             .f64(Some(bin_ns as f64 / 1e9))
-            .str(Some(scope.name()))
-            .str(Some(cat.name()))
+            .label(Some(scope.name()))
+            .label(Some(cat.name()))
             .i64(Some(c.bytes as i64))
             .i64(Some(c.pkts as i64))
             .i64(Some(c.upload as i64))

@@ -11,8 +11,8 @@ use crate::table::{Kind, TableBuilder};
 
 /// What the analyzer adds to a record from its configuration.
 #[derive(Clone, Copy, Debug)]
-pub struct ConnContext<'a> {
-    pub scope: &'a str,
+pub struct ConnContext {
+    pub scope: &'static str,
     /// `None` when no `--local` networks were given (Zeek prints `-`... we
     /// print `-` too, rather than guess).
     pub local_orig: Option<bool>,
@@ -41,9 +41,9 @@ fn opt_secs(ns: Option<i64>) -> Option<f64> {
 pub const CONN_COLUMNS: &[(&str, Kind)] = &[
     ("ts", Kind::F64),
     ("uid", Kind::Id),
-    ("id.orig_h", Kind::Str),
+    ("id.orig_h", Kind::Id),
     ("id.orig_p", Kind::I32),
-    ("id.resp_h", Kind::Str),
+    ("id.resp_h", Kind::Id),
     ("id.resp_p", Kind::I32),
     ("proto", Kind::Str),
     ("ip_proto", Kind::I32),
@@ -138,12 +138,12 @@ pub fn push_conn(t: &mut TableBuilder, c: &ConnRecord, ctx: &ConnContext, text: 
         .i32(Some(c.orig_p as i32))
         .str(Some(&text.resp_h))
         .i32(Some(c.resp_p as i32))
-        .str(Some(proto_name(c.ip_proto)))
+        .label(Some(proto_name(c.ip_proto)))
         .i32(Some(c.ip_proto as i32))
         .f64(opt_secs(c.duration_ns))
         .i64(c.orig_bytes.map(|b| b as i64))
         .i64(c.resp_bytes.map(|b| b as i64))
-        .str(Some(c.conn_state.name()))
+        .label(Some(c.conn_state.name()))
         .bool(ctx.local_orig)
         .bool(ctx.local_resp)
         .i64(Some(c.missed_bytes as i64))
@@ -152,7 +152,7 @@ pub fn push_conn(t: &mut TableBuilder, c: &ConnRecord, ctx: &ConnContext, text: 
         .i64(Some(c.orig_ip_bytes as i64))
         .i64(Some(c.resp_pkts as i64))
         .i64(Some(c.resp_ip_bytes as i64))
-        .str(Some(ctx.scope))
+        .label(Some(ctx.scope))
         .bool(Some(c.well_behaved))
         .f64(opt_secs(c.rtt.syn_synack_ns))
         .f64(opt_secs(c.rtt.synack_ack_ns))
@@ -220,17 +220,25 @@ fn zeek_bool(b: Option<bool>) -> &'static [u8] {
 }
 
 /// Writes an address (replacing `out`) in the RFC 5952 form Zeek prints. IPv4 (nearly every
-/// address in practice) is written digit by digit; IPv6 goes through
-/// `Display`, which already implements the zero-run compression rules.
+/// address in practice) is written digit by digit (ASCII chars pushed
+/// as they are: no formatting machinery, no UTF-8 validation); IPv6 goes
+/// through `Display`, which already implements the zero-run compression
+/// rules.
 pub fn push_addr(out: &mut String, a: &tracelab_decode::Addr) {
     out.clear();
     if a.is_v4() {
-        let mut buf = itoa::Buffer::new();
-        for (i, octet) in a.0[12..].iter().enumerate() {
+        let digit = |d: u8| char::from(b'0' + d);
+        for (i, &o) in a.0[12..].iter().enumerate() {
             if i > 0 {
                 out.push('.');
             }
-            out.push_str(buf.format(*octet));
+            if o >= 100 {
+                out.push(digit(o / 100));
+            }
+            if o >= 10 {
+                out.push(digit(o / 10 % 10));
+            }
+            out.push(digit(o % 10));
         }
     } else {
         use std::fmt::Write as _;
@@ -395,6 +403,11 @@ mod tests {
         c.history = "ShADadfF".into();
         text.fill(&c, &ConnContext { local_orig: Some(false), ..ctx });
         assert_eq!((text.orig_h.as_str(), text.resp_h.as_str()), ("10.0.0.1", "8.8.8.8"));
+        for (octets, want) in [([0, 9, 10, 99], "0.9.10.99"), ([100, 199, 200, 255], "100.199.200.255")] {
+            let mut t = String::from("left over");
+            push_addr(&mut t, &Addr::v4(octets));
+            assert_eq!(t, want);
+        }
         assert_eq!(
             String::from_utf8(text.line.clone()).unwrap(),
             "1300475167.096535\tCHhAvVGS1DHFjwGM9a\t10.0.0.1\t54321\t8.8.8.8\t80\ttcp\t-\t0.001001\t12\t0\tS0\tF\t-\t0\tShADadfF\t1\t60\t0\t0\t-\t6\n"

@@ -1,6 +1,11 @@
-//! Writers of the analyzer's outputs: Parquet tables (through a small
-//! row-oriented front end over Arrow builders) and Zeek's conn.log format.
-//! No analysis happens here.
+//! Writers of the analyzer's outputs: Parquet tables (a row-oriented front
+//! end over column vectors, and our own Parquet encoder) and Zeek's conn.log
+//! format. No analysis happens here.
 
+mod column;
 pub mod conn;
+mod file;
 pub mod table;
+mod thrift;
+
+pub use file::RowGroup;

@@ -1,0 +1,521 @@
+//! One column's values for a row group, kept already close to their Parquet
+//! encoding, and the encoding of its data page body (Parquet's
+//! `Encodings.md`): definition levels as an RLE/bit-packed hybrid, values
+//! PLAIN, or dictionary indices (RLE_DICTIONARY) for labels.
+
+use crate::table::Kind;
+
+/// A column of one row group. Only non-null values are stored (PLAIN and
+/// dictionary pages leave nulls out too), and the rows that have none are
+/// listed, so a value costs one push and a null one push. The row count is
+/// the table's (`TableBuilder`), kept once for all columns.
+pub(crate) struct Column {
+    pub(crate) kind: Kind,
+    pub(crate) values: Values,
+    /// The rows without a value, ascending.
+    nulls: Vec<u32>,
+}
+
+pub(crate) enum Values {
+    F64(Vec<f64>),
+    I64(Vec<i64>),
+    I32(Vec<i32>),
+    Bool(Vec<bool>),
+    /// `Kind::Id`: the values already in PLAIN form (u32 LE length, bytes),
+    /// so the page body is one copy.
+    Plain(Vec<u8>),
+    /// `Kind::Str`: each value's index in the chunk's dictionary.
+    Dict { keys: Vec<u32>, dict: Dictionary },
+}
+
+/// A statistic's bytes as Parquet stores min_value/max_value for numbers
+/// and booleans: little-endian, `len` bytes long.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct MinMax {
+    pub(crate) min: [u8; 8],
+    pub(crate) max: [u8; 8],
+    pub(crate) len: usize,
+}
+
+impl MinMax {
+    fn of<const N: usize>(min: [u8; N], max: [u8; N]) -> MinMax {
+        let mut m = MinMax { min: [0; 8], max: [0; 8], len: N };
+        m.min[..N].copy_from_slice(&min);
+        m.max[..N].copy_from_slice(&max);
+        m
+    }
+}
+
+impl Column {
+    pub(crate) fn new(kind: Kind, rows: usize) -> Column {
+        let values = match kind {
+            Kind::F64 => Values::F64(Vec::with_capacity(rows)),
+            Kind::I64 => Values::I64(Vec::with_capacity(rows)),
+            Kind::I32 => Values::I32(Vec::with_capacity(rows)),
+            Kind::Bool => Values::Bool(Vec::with_capacity(rows)),
+            Kind::Id => Values::Plain(Vec::with_capacity(rows * ID_BYTES)),
+            Kind::Str => Values::Dict { keys: Vec::with_capacity(rows), dict: Dictionary::new() },
+        };
+        Column { kind, values, nulls: Vec::new() }
+    }
+
+    /// Lists `row` if it has no value; returns the value.
+    #[inline]
+    pub(crate) fn mark<T>(&mut self, v: Option<T>, row: usize) -> Option<T> {
+        if v.is_none() {
+            self.nulls.push(u32::try_from(row).expect("a row group's rows are numbered in 32 bits"));
+        }
+        v
+    }
+
+    pub(crate) fn nulls(&self) -> usize {
+        self.nulls.len()
+    }
+
+    /// Empties the column for the next row group, keeping its buffers.
+    pub(crate) fn clear(&mut self) {
+        self.nulls.clear();
+        match &mut self.values {
+            Values::F64(v) => v.clear(),
+            Values::I64(v) => v.clear(),
+            Values::I32(v) => v.clear(),
+            Values::Bool(v) => v.clear(),
+            Values::Plain(v) => v.clear(),
+            Values::Dict { keys, dict } => {
+                keys.clear();
+                dict.clear();
+            }
+        }
+    }
+
+    /// The dictionary page's body (PLAIN values) and entry count, for a
+    /// dictionary-encoded column.
+    pub(crate) fn dictionary(&self) -> Option<(&[u8], usize)> {
+        match &self.values {
+            Values::Dict { dict, .. } => Some((&dict.plain, dict.len())),
+            _ => None,
+        }
+    }
+
+    /// Appends the data page body (format v1, no repetition levels: the
+    /// schema is flat) to `out`, except PLAIN values already laid out in the
+    /// column (numbers, ids): those are returned as the body's tail, to be
+    /// written after `out` without a copy. Also returns the min/max of
+    /// numbers and booleans (none for strings, or when every value is null
+    /// or NaN).
+    pub(crate) fn encode_page<'a>(&'a self, rows: usize, out: &mut Vec<u8>) -> (&'a [u8], Option<MinMax>) {
+        // Definition levels (every column is OPTIONAL): a u32 byte length,
+        // then the levels (1 = a value) at bit width 1.
+        let at = out.len();
+        out.extend_from_slice(&[0; 4]);
+        // No nulls: one RLE run. Otherwise one bit-packed run, built from
+        // the null list (all ones, a bit cleared per null, the last group's
+        // padding zero): a few bytes more than runs would take where values
+        // cluster, for no scan of the rows.
+        if self.nulls.is_empty() {
+            rle_run(rows, 1, 1, out);
+        } else {
+            let groups = rows.div_ceil(8);
+            varint((groups as u64) << 1 | 1, out);
+            let start = out.len();
+            out.resize(start + groups, 0xFF);
+            if rows % 8 != 0 {
+                out[start + groups - 1] = (1u8 << (rows % 8)) - 1;
+            }
+            for &row in &self.nulls {
+                out[start + row as usize / 8] &= !(1 << (row % 8));
+            }
+        }
+        let levels = (out.len() - at - 4) as u32;
+        out[at..at + 4].copy_from_slice(&levels.to_le_bytes());
+        match &self.values {
+            Values::F64(v) => {
+                // Comparisons with NaN are false, so NaNs are skipped; only
+                // NaNs (or nothing) leave min > max. Four lanes, which the
+                // compiler turns into packed min/max instructions.
+                let (mut lo, mut hi) = ([f64::INFINITY; 4], [f64::NEG_INFINITY; 4]);
+                let quads = v.chunks_exact(4);
+                let rest = quads.remainder();
+                for q in quads {
+                    for k in 0..4 {
+                        lo[k] = if q[k] < lo[k] { q[k] } else { lo[k] };
+                        hi[k] = if q[k] > hi[k] { q[k] } else { hi[k] };
+                    }
+                }
+                for (k, &x) in rest.iter().enumerate() {
+                    lo[k] = if x < lo[k] { x } else { lo[k] };
+                    hi[k] = if x > hi[k] { x } else { hi[k] };
+                }
+                let min = lo.into_iter().fold(f64::INFINITY, |a, x| if x < a { x } else { a });
+                let max = hi.into_iter().fold(f64::NEG_INFINITY, |a, x| if x > a { x } else { a });
+                // The format asks for -0.0 as a zero minimum and +0.0 as a
+                // zero maximum, whichever zeros the values had.
+                let min = if min == 0.0 { -0.0 } else { min };
+                let max = if max == 0.0 { 0.0 } else { max };
+                (plain(v, out), (min <= max).then(|| MinMax::of(min.to_le_bytes(), max.to_le_bytes())))
+            }
+            Values::I64(v) => (plain(v, out), min_max(v).map(|(lo, hi)| MinMax::of(lo.to_le_bytes(), hi.to_le_bytes()))),
+            Values::I32(v) => (plain(v, out), min_max(v).map(|(lo, hi)| MinMax::of(lo.to_le_bytes(), hi.to_le_bytes()))),
+            Values::Bool(v) => {
+                // PLAIN booleans: one bit each, least significant bit first.
+                pack_bits(v, out);
+                let (min, max) = (v.iter().all(|&x| x), v.iter().any(|&x| x));
+                (&[], (!v.is_empty()).then(|| MinMax::of([u8::from(min)], [u8::from(max)])))
+            }
+            Values::Plain(bytes) => (bytes, None),
+            Values::Dict { keys, dict } => {
+                // RLE_DICTIONARY: the index bit width in one byte, then the
+                // indices as a hybrid run (no length prefix). Width 1 at
+                // least: some readers do not take a width of 0.
+                let width = (u32::BITS - (dict.len().max(2) as u32 - 1).leading_zeros()) as u8;
+                out.push(width);
+                hybrid(keys, width, out);
+                (&[], None)
+            }
+        }
+    }
+}
+
+fn min_max<T: Ord + Copy>(v: &[T]) -> Option<(T, T)> {
+    let (&first, rest) = v.split_first()?;
+    let (mut min, mut max) = (first, first);
+    for &x in rest {
+        min = if x < min { x } else { min };
+        max = if x > max { x } else { max };
+    }
+    Some((min, max))
+}
+
+/// Bytes reserved per `Kind::Id` value: uids are 18 bytes, IPv4 addresses
+/// up to 15, plus the 4-byte length.
+const ID_BYTES: usize = 22;
+
+/// Fixed-size numbers whose PLAIN encoding is their little-endian bytes.
+trait Number: Copy {
+    fn put_le(self, out: &mut Vec<u8>);
+}
+
+macro_rules! number {
+    ($($t:ty),*) => {$(
+        impl Number for $t {
+            fn put_le(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+        }
+    )*};
+}
+number!(i32, i64, f64);
+
+/// PLAIN numbers: on a little-endian machine, the vector's own bytes
+/// (returned); elsewhere converted into `out`.
+fn plain<'a, T: Number>(v: &'a [T], out: &mut Vec<u8>) -> &'a [u8] {
+    if cfg!(target_endian = "little") {
+        // SAFETY: T is i32, i64 or f64 (the `Number` impls): no padding,
+        // every byte initialised, and u8 has no alignment to respect.
+        unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
+    } else {
+        for &x in v {
+            x.put_le(out);
+        }
+        &[]
+    }
+}
+
+/// One RLE run: `n` copies of `value`, stored in `ceil(width / 8)` bytes.
+fn rle_run(n: usize, value: u32, width: u8, out: &mut Vec<u8>) {
+    varint((n as u64) << 1, out);
+    out.extend_from_slice(&value.to_le_bytes()[..usize::from(width).div_ceil(8)]);
+}
+
+fn varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// The RLE/bit-packed hybrid encoding of `vals` (each below 2^width): runs
+/// of at least 8 equal values that can start on a group boundary become RLE
+/// runs, everything else is bit-packed in groups of 8 (the last group padded
+/// with zeros; readers know the value count from the page header).
+fn hybrid<T: Copy + PartialEq + Into<u32>>(vals: &[T], width: u8, out: &mut Vec<u8>) {
+    let mut packed_from = 0;
+    let mut i = 0;
+    while i < vals.len() {
+        let mut j = i + 1;
+        while j < vals.len() && vals[j] == vals[i] {
+            j += 1;
+        }
+        // A bit-packed stretch must end on a group of 8: the first `pad`
+        // values of the run complete the pending group.
+        let pad = (8 - (i - packed_from) % 8) % 8;
+        if j - i >= pad + 8 {
+            bit_pack(&vals[packed_from..i + pad], width, out);
+            rle_run(j - i - pad, vals[i].into(), width, out);
+            packed_from = j;
+        }
+        i = j;
+    }
+    bit_pack(&vals[packed_from..], width, out);
+}
+
+/// One bit-packed run of `vals`, least significant bit first, padded to a
+/// whole group of 8.
+fn bit_pack<T: Copy + Into<u32>>(vals: &[T], width: u8, out: &mut Vec<u8>) {
+    if vals.is_empty() {
+        return;
+    }
+    let groups = vals.len().div_ceil(8);
+    varint((groups as u64) << 1 | 1, out);
+    if width == 1 {
+        // Definition levels: a byte per group, without the general loop.
+        pack_bits(vals, out);
+        return;
+    }
+    let (mut acc, mut bits) = (0u64, 0u32);
+    for k in 0..groups * 8 {
+        let v = vals.get(k).map_or(0, |&v| v.into());
+        acc |= u64::from(v) << bits;
+        bits += u32::from(width);
+        while bits >= 8 {
+            out.push(acc as u8);
+            acc >>= 8;
+            bits -= 8;
+        }
+    }
+}
+
+/// Values of 0 and 1 at one bit each, least significant bit first; the
+/// last byte padded with zeros.
+fn pack_bits<T: Copy + Into<u32>>(vals: &[T], out: &mut Vec<u8>) {
+    out.extend(vals.chunks(8).map(|g| g.iter().rev().fold(0u8, |b, &x| b << 1 | x.into() as u8)));
+}
+
+/// The distinct values of a dictionary-encoded column chunk, in first-seen
+/// order, with an open-addressing table from value to index.
+pub(crate) struct Dictionary {
+    /// The values in PLAIN form (u32 LE length, bytes): the dictionary page.
+    plain: Vec<u8>,
+    /// Where each value's bytes are in `plain` (after its length), and its
+    /// hash's low 32 bits, compared before the bytes.
+    spans: Vec<(u32, u32, u32)>,
+    /// Index + 1 of the value stored at each slot; 0 is empty. Never more
+    /// than half full.
+    slots: Vec<u32>,
+    /// Labels interned lately, by address: (address, length, index + 1).
+    /// A `&'static str`'s bytes never change, so its address and length
+    /// stand for its content, and a hit costs no hashing or comparing.
+    recent: [(usize, usize, u32); 16],
+}
+
+impl Dictionary {
+    fn new() -> Dictionary {
+        Dictionary { plain: Vec::new(), spans: Vec::new(), slots: vec![0; 64], recent: [(0, 0, 0); 16] }
+    }
+
+    fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    fn value(&self, key: u32) -> &[u8] {
+        let (start, len, _) = self.spans[key as usize];
+        &self.plain[start as usize..(start + len) as usize]
+    }
+
+    fn clear(&mut self) {
+        self.plain.clear();
+        self.spans.clear();
+        self.slots.fill(0);
+        self.recent = [(0, 0, 0); 16];
+    }
+
+    /// `intern` for a label with a static address.
+    #[inline(always)]
+    pub(crate) fn intern_static(&mut self, v: &'static str) -> u32 {
+        let at = v.as_ptr() as usize;
+        let slot = ((at as u64).wrapping_mul(FIBONACCI) >> 60) as usize;
+        match self.recent[slot] {
+            (a, len, key) if a == at && len == v.len() && key > 0 => key - 1,
+            _ => self.intern_recent(v, slot),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn intern_recent(&mut self, v: &'static str, slot: usize) -> u32 {
+        let key = self.intern(v.as_bytes());
+        self.recent[slot] = (v.as_ptr() as usize, v.len(), key + 1);
+        key
+    }
+
+    /// The value's index, adding it if new.
+    #[inline]
+    pub(crate) fn intern(&mut self, v: &[u8]) -> u32 {
+        let mask = self.slots.len() - 1;
+        let h = hash(v);
+        let mut i = slot(h, mask);
+        loop {
+            match self.slots[i] {
+                0 => break,
+                s if self.spans[s as usize - 1].2 == h as u32 && self.value(s - 1) == v => return s - 1,
+                _ => i = (i + 1) & mask,
+            }
+        }
+        let key = self.spans.len() as u32;
+        let len = u32::try_from(v.len()).expect("a label is shorter than 4 GiB");
+        self.plain.extend_from_slice(&len.to_le_bytes());
+        self.spans.push((self.plain.len() as u32, len, h as u32));
+        self.plain.extend_from_slice(v);
+        self.slots[i] = key + 1;
+        if self.spans.len() * 2 > self.slots.len() {
+            self.grow();
+        }
+        key
+    }
+
+    fn grow(&mut self) {
+        let mut slots = vec![0u32; self.slots.len() * 2];
+        let mask = slots.len() - 1;
+        for key in 0..self.spans.len() as u32 {
+            let mut i = slot(hash(self.value(key)), mask);
+            while slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            slots[i] = key + 1;
+        }
+        self.slots = slots;
+    }
+}
+
+const FIBONACCI: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// A hash's slot in a table of `mask + 1` slots: its top bits after a
+/// multiplication by 2^64 / phi (Fibonacci hashing), which depend on all
+/// of the hash's bits.
+#[inline]
+fn slot(h: u64, mask: usize) -> usize {
+    (h.wrapping_mul(FIBONACCI) >> (u64::BITS - mask.count_ones())) as usize
+}
+
+/// FxHash over 8-byte words.
+#[inline]
+fn hash(v: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h = v.len() as u64;
+    let mut words = v.chunks_exact(8);
+    for w in &mut words {
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(w.try_into().expect("8 bytes"))).wrapping_mul(K);
+    }
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Decodes the hybrid encoding the way the format describes it, as a
+    /// check of the encoder's run choices.
+    fn unhybrid(mut b: &[u8], width: u8, n: usize) -> Vec<u32> {
+        let mut out = Vec::new();
+        let bytes = usize::from(width).div_ceil(8);
+        while out.len() < n {
+            let (mut h, mut shift) = (0u64, 0);
+            loop {
+                let x = b[0];
+                b = &b[1..];
+                h |= u64::from(x & 0x7f) << shift;
+                shift += 7;
+                if x < 0x80 {
+                    break;
+                }
+            }
+            if h & 1 == 0 {
+                let mut v = [0u8; 4];
+                v[..bytes].copy_from_slice(&b[..bytes]);
+                b = &b[bytes..];
+                out.extend(std::iter::repeat_n(u32::from_le_bytes(v), (h >> 1) as usize));
+            } else {
+                let count = (h >> 1) as usize * 8;
+                for k in 0..count {
+                    let bit = k * usize::from(width);
+                    let mut v = 0u32;
+                    for j in 0..usize::from(width) {
+                        v |= u32::from(b[(bit + j) / 8] >> ((bit + j) % 8) & 1) << j;
+                    }
+                    out.push(v);
+                }
+                b = &b[count * usize::from(width) / 8..];
+            }
+        }
+        assert!(b.is_empty(), "bytes left over");
+        out.truncate(n);
+        out
+    }
+
+    #[test]
+    fn hybrid_round_trips_runs_and_scatter() {
+        let mut rng = 7u64;
+        for case in 0..200 {
+            let width = [1u8, 2, 3, 7, 9, 17][case % 6];
+            let n = case * 3 % 97;
+            let mut vals = Vec::new();
+            while vals.len() < n {
+                rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let v = (rng >> 33) as u32 & ((1 << width) - 1);
+                let run = if rng & 3 == 0 { (rng >> 8) as usize % 30 } else { 1 };
+                vals.extend(std::iter::repeat_n(v, run.min(n - vals.len()).max(1)));
+            }
+            let mut out = Vec::new();
+            hybrid(&vals, width, &mut out);
+            assert_eq!(unhybrid(&out, width, vals.len()), vals, "width {width}");
+        }
+    }
+
+    #[test]
+    fn a_constant_page_is_one_rle_run() {
+        let mut out = Vec::new();
+        hybrid(&[true; 1000], 1, &mut out);
+        assert_eq!(out, [0xD0, 0x0F, 1]); // varint(2000), value 1
+    }
+
+    #[test]
+    fn dictionary_interns_by_content_across_growth() {
+        let mut d = Dictionary::new();
+        let words: Vec<String> = (0..500).map(|i| format!("v{i}")).collect();
+        for (i, w) in words.iter().enumerate() {
+            assert_eq!(d.intern(w.as_bytes()), i as u32);
+        }
+        for (i, w) in words.iter().enumerate().rev() {
+            assert_eq!(d.intern(w.as_bytes()), i as u32);
+        }
+        assert_eq!(d.intern(b""), 500);
+        assert_eq!(d.value(3), b"v3");
+        // Static labels find the same indices, before and after a clear.
+        for _ in 0..2 {
+            assert_eq!(d.intern_static("v7"), 7);
+            assert_eq!(d.intern_static("new"), 501);
+            assert_eq!(d.intern(b"new"), 501);
+            assert_eq!(d.intern_static("v7"), 7);
+            d.clear();
+            assert_eq!(d.intern_static("x"), 0);
+            assert_eq!(d.intern_static(""), 1);
+            assert_eq!(d.intern(b"x"), 0);
+            for w in &words {
+                d.intern(w.as_bytes());
+            }
+            d.intern(b"");
+            d.clear();
+            for w in &words {
+                d.intern(w.as_bytes());
+            }
+            d.intern(b"");
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! A Parquet file writer for flat tables of optional columns (the format:
+//! apache/parquet-format, `parquet.thrift` and `Encodings.md`).
+//!
+//! Each row group holds one column chunk per column, and each chunk one data
+//! page (format v1), preceded by a dictionary page for labels. The footer
+//! has the schema, per chunk the offsets, sizes, encodings and statistics
+//! (null count, and min/max for numbers and booleans), and column orders so
+//! readers trust the min/max. Not written: page indexes (ColumnIndex,
+//! OffsetIndex: with one page per chunk they would repeat the chunk
+//! statistics), bloom filters, page-level statistics, page encoding stats,
+//! nested or repeated columns, and any key-value metadata (pyarrow and
+//! DuckDB derive the same column types from the Parquet schema alone).
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use crate::column::{Column, MinMax};
+use crate::table::{Codec, Kind};
+use crate::thrift::{self, Compact};
+
+const MAGIC: &[u8; 4] = b"PAR1";
+
+// parquet.thrift enums.
+const BOOLEAN: i32 = 0;
+const INT32: i32 = 1;
+const INT64: i32 = 2;
+const DOUBLE: i32 = 5;
+const BYTE_ARRAY: i32 = 6;
+const OPTIONAL: i32 = 1;
+const CONVERTED_UTF8: i32 = 0;
+const PLAIN: i32 = 0;
+const RLE: i32 = 3;
+const RLE_DICTIONARY: i32 = 8;
+const DATA_PAGE: i32 = 0;
+const DICTIONARY_PAGE: i32 = 2;
+const UNCOMPRESSED: i32 = 0;
+const SNAPPY: i32 = 1;
+
+fn physical_type(k: Kind) -> i32 {
+    match k {
+        Kind::F64 => DOUBLE,
+        Kind::I64 => INT64,
+        Kind::I32 => INT32,
+        Kind::Bool => BOOLEAN,
+        Kind::Str | Kind::Id => BYTE_ARRAY,
+    }
+}
+
+/// Where a written column chunk is and what the footer says of it.
+#[derive(Clone, Debug)]
+pub struct Chunk {
+    /// Offset of the first page: the dictionary page if there is one.
+    start: u64,
+    /// Offset of the data page.
+    data_page: u64,
+    dictionary: bool,
+    /// Bytes on disk, page headers included.
+    size: u64,
+    /// The same with the page bodies uncompressed.
+    uncompressed: u64,
+    /// Rows, nulls included.
+    values: u64,
+    nulls: u64,
+    min_max: Option<MinMax>,
+}
+
+/// A written row group: its row count and its chunks, in column order.
+#[derive(Clone, Debug)]
+pub struct RowGroup {
+    rows: u64,
+    chunks: Vec<Chunk>,
+}
+
+impl RowGroup {
+    pub fn rows(&self) -> usize {
+        self.rows as usize
+    }
+}
+
+pub struct FileWriter {
+    out: BufWriter<File>,
+    /// Bytes written so far.
+    pos: u64,
+    columns: Vec<(String, Kind)>,
+    codec: Codec,
+    groups: Vec<RowGroup>,
+    /// A page's uncompressed body, its Snappy form, and a page header or the
+    /// footer: reused from page to page.
+    body: Vec<u8>,
+    packed: Vec<u8>,
+    header: Vec<u8>,
+    snappy: snap::raw::Encoder,
+}
+
+impl FileWriter {
+    pub fn create(path: &Path, columns: &[(&str, Kind)], codec: Codec) -> io::Result<FileWriter> {
+        let mut out = BufWriter::with_capacity(1 << 16, File::create(path)?);
+        out.write_all(MAGIC)?;
+        Ok(FileWriter {
+            out,
+            pos: MAGIC.len() as u64,
+            columns: columns.iter().map(|(n, k)| (n.to_string(), *k)).collect(),
+            codec,
+            groups: Vec::new(),
+            body: Vec::new(),
+            packed: Vec::new(),
+            header: Vec::new(),
+            snappy: snap::raw::Encoder::new(),
+        })
+    }
+
+    /// Writes the columns (all the file's, in order, `rows` long) as a row
+    /// group and empties them.
+    pub(crate) fn write_group(&mut self, columns: &mut [Column], rows: usize) -> io::Result<()> {
+        assert_eq!(columns.len(), self.columns.len(), "a row group has every column");
+        let mut chunks = Vec::with_capacity(columns.len());
+        for c in columns {
+            chunks.push(self.write_chunk(c, rows)?);
+        }
+        self.groups.push(RowGroup { rows: rows as u64, chunks });
+        Ok(())
+    }
+
+    /// Writes a row group made of `from`'s chunks in `src` (a file of this
+    /// writer's format whose columns are this file's first ones), copied as
+    /// bytes, then `extra`, the remaining columns, encoded here.
+    pub(crate) fn copy_group(&mut self, src: &mut File, from: &RowGroup, extra: &mut [Column], rows: usize) -> io::Result<()> {
+        assert_eq!(from.chunks.len() + extra.len(), self.columns.len(), "a row group has every column");
+        assert_eq!(rows, from.rows(), "the extra columns have the group's rows");
+        // A row group's chunks are contiguous, in column order.
+        let (first, last) = (&from.chunks[0], &from.chunks[from.chunks.len() - 1]);
+        let len = last.start + last.size - first.start;
+        src.seek(SeekFrom::Start(first.start))?;
+        let copied = io::copy(&mut src.take(len), &mut self.out)?;
+        if copied != len {
+            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "row group shorter than its metadata says"));
+        }
+        let shift = self.pos.wrapping_sub(first.start);
+        self.pos += len;
+        let mut chunks: Vec<Chunk> = from
+            .chunks
+            .iter()
+            .map(|c| Chunk { start: c.start.wrapping_add(shift), data_page: c.data_page.wrapping_add(shift), ..c.clone() })
+            .collect();
+        for c in extra {
+            chunks.push(self.write_chunk(c, rows)?);
+        }
+        self.groups.push(RowGroup { rows: from.rows, chunks });
+        Ok(())
+    }
+
+    fn write_chunk(&mut self, c: &mut Column, rows: usize) -> io::Result<Chunk> {
+        let start = self.pos;
+        let mut uncompressed = 0;
+        if let Some((plain, entries)) = c.dictionary() {
+            self.body.clear();
+            uncompressed += self.write_page(DICTIONARY_PAGE, entries, PLAIN, plain)?;
+        }
+        let data_page = self.pos;
+        self.body.clear();
+        let (tail, min_max) = c.encode_page(rows, &mut self.body);
+        let encoding = if c.kind == Kind::Str { RLE_DICTIONARY } else { PLAIN };
+        uncompressed += self.write_page(DATA_PAGE, rows, encoding, tail)?;
+        let chunk = Chunk {
+            start,
+            data_page,
+            dictionary: c.kind == Kind::Str,
+            size: self.pos - start,
+            uncompressed,
+            values: rows as u64,
+            nulls: c.nulls() as u64,
+            min_max,
+        };
+        c.clear();
+        Ok(chunk)
+    }
+
+    /// Writes a page whose body is `self.body` then `tail` (compressed if
+    /// asked) after its header; returns the page's uncompressed size,
+    /// header included.
+    fn write_page(&mut self, page_type: i32, values: usize, encoding: i32, tail: &[u8]) -> io::Result<u64> {
+        let plain_size = self.body.len() + tail.len();
+        let (body, tail) = match self.codec {
+            Codec::None => (&self.body, tail),
+            Codec::Snappy => {
+                self.body.extend_from_slice(tail);
+                self.packed.resize(snap::raw::max_compress_len(self.body.len()), 0);
+                let n = self.snappy.compress(&self.body, &mut self.packed).map_err(io::Error::other)?;
+                self.packed.truncate(n);
+                (&self.packed, &[][..])
+            }
+        };
+        let stored = body.len() + tail.len();
+        let size = |n: usize| i32::try_from(n).map_err(|_| io::Error::other("a Parquet page is limited to 2 GiB"));
+        let values = size(values)?;
+        self.header.clear();
+        let mut h = Compact::new(&mut self.header);
+        h.i32(1, page_type).i32(2, size(plain_size)?).i32(3, size(stored)?);
+        if page_type == DATA_PAGE {
+            h.begin(5).i32(1, values).i32(2, encoding).i32(3, RLE).i32(4, RLE).end();
+        } else {
+            h.begin(7).i32(1, values).i32(2, encoding).end();
+        }
+        h.finish();
+        self.out.write_all(&self.header)?;
+        self.out.write_all(body)?;
+        self.out.write_all(tail)?;
+        self.pos += (self.header.len() + stored) as u64;
+        Ok((self.header.len() + plain_size) as u64)
+    }
+
+    /// Writes the footer and closes the file; returns its row groups.
+    pub fn finish(mut self) -> io::Result<Vec<RowGroup>> {
+        self.header.clear();
+        let mut f = Compact::new(&mut self.header);
+        f.i32(1, 1);
+        // The schema: a root group, then one OPTIONAL leaf per column.
+        f.list(2, thrift::STRUCT, self.columns.len() + 1);
+        f.begin_elem().binary(4, b"schema").i32(5, self.columns.len() as i32).end();
+        for (name, kind) in &self.columns {
+            f.begin_elem().i32(1, physical_type(*kind)).i32(3, OPTIONAL).binary(4, name.as_bytes());
+            if matches!(kind, Kind::Str | Kind::Id) {
+                f.i32(6, CONVERTED_UTF8).begin(10).begin(1).end().end();
+            }
+            f.end();
+        }
+        f.i64(3, self.groups.iter().map(|g| g.rows as i64).sum());
+        f.list(4, thrift::STRUCT, self.groups.len());
+        for (ordinal, g) in self.groups.iter().enumerate() {
+            f.begin_elem().list(1, thrift::STRUCT, g.chunks.len());
+            for (c, (name, kind)) in g.chunks.iter().zip(&self.columns) {
+                // ColumnChunk.file_offset is deprecated; 0 as other writers do.
+                f.begin_elem().i64(2, 0).begin(3);
+                f.i32(1, physical_type(*kind));
+                if c.dictionary {
+                    f.list(2, thrift::I32, 3).elem_i32(PLAIN).elem_i32(RLE).elem_i32(RLE_DICTIONARY);
+                } else {
+                    f.list(2, thrift::I32, 2).elem_i32(PLAIN).elem_i32(RLE);
+                }
+                f.list(3, thrift::BINARY, 1).elem_binary(name.as_bytes());
+                f.i32(4, if self.codec == Codec::Snappy { SNAPPY } else { UNCOMPRESSED });
+                f.i64(5, c.values as i64).i64(6, c.uncompressed as i64).i64(7, c.size as i64);
+                f.i64(9, c.data_page as i64);
+                if c.dictionary {
+                    f.i64(11, c.start as i64);
+                }
+                // Statistics: null_count, then max_value and min_value.
+                f.begin(12).i64(3, c.nulls as i64);
+                if let Some(m) = &c.min_max {
+                    f.binary(5, &m.max[..m.len]).binary(6, &m.min[..m.len]);
+                }
+                f.end().end().end();
+            }
+            let size: u64 = g.chunks.iter().map(|c| c.uncompressed).sum();
+            let on_disk: u64 = g.chunks.iter().map(|c| c.size).sum();
+            f.i64(2, size as i64).i64(3, g.rows as i64);
+            f.i64(5, g.chunks.first().map_or(0, |c| c.start) as i64).i64(6, on_disk as i64);
+            if let Ok(ordinal) = i16::try_from(ordinal) {
+                f.i16(7, ordinal);
+            }
+            f.end();
+        }
+        f.binary(6, concat!("tracelab-analyzer version ", env!("CARGO_PKG_VERSION")).as_bytes());
+        // Column orders: TYPE_DEFINED_ORDER for every column, without which
+        // readers ignore min_value/max_value.
+        f.list(7, thrift::STRUCT, self.columns.len());
+        for _ in &self.columns {
+            f.begin_elem().begin(1).end().end();
+        }
+        f.finish();
+        self.out.write_all(&self.header)?;
+        self.out.write_all(&(self.header.len() as u32).to_le_bytes())?;
+        self.out.write_all(MAGIC)?;
+        self.out.flush()?;
+        Ok(self.groups)
+    }
+}

@@ -1,0 +1,294 @@
+//! Our Parquet writer checked against an independent reader (the `parquet`
+//! crate): values, nulls, types and statistics of tables with several row
+//! groups, with and without Snappy, and of a file extended by copying
+//! another's row groups.
+
+use std::fs::File;
+use std::path::PathBuf;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float64Type, Int32Type, Int64Type};
+use arrow_array::{Array, RecordBatch};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::{Compression, Type as PhysicalType};
+use parquet::file::metadata::ParquetMetaData;
+use parquet::file::statistics::Statistics;
+use tracelab_output::table::{Codec, Extended, Kind, ParquetTable};
+
+const COLUMNS: &[(&str, Kind)] = &[
+    ("f", Kind::F64),
+    ("i", Kind::I64),
+    ("n", Kind::I32),
+    ("label", Kind::Str),
+    ("id", Kind::Id),
+    ("b", Kind::Bool),
+    ("static", Kind::Str),
+];
+const LABELS: [&str; 5] = ["", "orig", "resp", "lc-rp", "a longer label than eight bytes"];
+
+#[derive(Clone, Debug)]
+struct Row {
+    f: Option<f64>,
+    i: Option<i64>,
+    n: Option<i32>,
+    label: Option<String>,
+    id: Option<String>,
+    b: Option<bool>,
+    stat: Option<&'static str>,
+}
+
+/// Deterministic rows: about one value in five null, runs of labels and
+/// scattered ones, empty strings, negative numbers, zeros of both signs, a
+/// NaN, and a stretch where `n` is null in a whole row group.
+fn rows(count: usize) -> Vec<Row> {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..count)
+        .map(|k| {
+            let r = next();
+            let null = |bit: u32| (r >> bit) % 5 == 0;
+            let label_idx = if k % 50 < 20 { 1 } else { (r >> 20) as usize % LABELS.len() };
+            Row {
+                f: (!null(0)).then(|| match k {
+                    7 => f64::NAN,
+                    8 => -0.0,
+                    _ => ((r >> 8) % 2001) as f64 / 7.0 - 100.0,
+                }),
+                i: (!null(4)).then(|| (r >> 12) as i64 - (1 << 51)),
+                n: (!null(8) && !(200..300).contains(&k)).then(|| (r >> 40) as i32 % 1000),
+                label: (!null(12)).then(|| LABELS[label_idx].to_string()),
+                id: (!null(16)).then(|| if k % 9 == 0 { String::new() } else { format!("C{k:x}{}", r % 977) }),
+                b: (!null(24)).then(|| (r >> 30) & 1 == 1),
+                stat: (!null(28)).then_some(LABELS[k % 3]),
+            }
+        })
+        .collect()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tracelab-output-readback-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn write(name: &str, rows: &[Row], codec: Codec, group_rows: usize) -> PathBuf {
+    let mut t = ParquetTable::with_group_rows(&tmp(name), COLUMNS, codec, group_rows).unwrap();
+    for r in rows {
+        t.row()
+            .f64(r.f)
+            .i64(r.i)
+            .i32(r.n)
+            .str(r.label.as_deref())
+            .str(r.id.as_deref())
+            .bool(r.b)
+            .label(r.stat)
+            .end_row();
+        t.flush_if_full().unwrap();
+    }
+    t.close().unwrap()
+}
+
+fn read(path: &PathBuf) -> (ParquetMetaData, Vec<RecordBatch>) {
+    let b = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap()).unwrap();
+    let meta = b.metadata().as_ref().clone();
+    (meta, b.build().unwrap().map(|b| b.unwrap()).collect())
+}
+
+fn strings(b: &RecordBatch, col: usize) -> Vec<Option<String>> {
+    b.column(col).as_string::<i32>().iter().map(|v| v.map(str::to_string)).collect()
+}
+
+/// Checks every value of `rows` against the batches read back.
+fn check_values(batches: &[RecordBatch], rows: &[Row]) {
+    let mut at = 0;
+    for b in batches {
+        let n = b.num_rows();
+        let want = &rows[at..at + n];
+        let f = b.column(0).as_primitive::<Float64Type>();
+        for (k, r) in want.iter().enumerate() {
+            let got = (!f.is_null(k)).then(|| f.value(k));
+            assert_eq!(got.map(f64::to_bits), r.f.map(f64::to_bits), "f at row {}", at + k);
+        }
+        let i = b.column(1).as_primitive::<Int64Type>();
+        assert_eq!(i.iter().collect::<Vec<_>>(), want.iter().map(|r| r.i).collect::<Vec<_>>());
+        let n32 = b.column(2).as_primitive::<Int32Type>();
+        assert_eq!(n32.iter().collect::<Vec<_>>(), want.iter().map(|r| r.n).collect::<Vec<_>>());
+        assert_eq!(strings(b, 3), want.iter().map(|r| r.label.clone()).collect::<Vec<_>>());
+        assert_eq!(strings(b, 4), want.iter().map(|r| r.id.clone()).collect::<Vec<_>>());
+        let bools = b.column(5).as_boolean();
+        assert_eq!(bools.iter().collect::<Vec<_>>(), want.iter().map(|r| r.b).collect::<Vec<_>>());
+        assert_eq!(strings(b, 6), want.iter().map(|r| r.stat.map(str::to_string)).collect::<Vec<_>>());
+        at += n;
+    }
+    assert_eq!(at, rows.len(), "every row read back");
+}
+
+/// Each numeric and boolean chunk's min/max and every chunk's null count
+/// are those of its rows (NaN left out, zero minimum as -0.0); strings
+/// carry no min/max.
+fn check_statistics(meta: &ParquetMetaData, rows: &[Row], group_rows: usize) {
+    assert_eq!(meta.num_row_groups(), rows.len().div_ceil(group_rows));
+    for (g, rg) in meta.row_groups().iter().enumerate() {
+        let part = &rows[g * group_rows..((g + 1) * group_rows).min(rows.len())];
+        assert_eq!(rg.num_rows() as usize, part.len());
+        let nulls = [
+            part.iter().filter(|r| r.f.is_none()).count(),
+            part.iter().filter(|r| r.i.is_none()).count(),
+            part.iter().filter(|r| r.n.is_none()).count(),
+            part.iter().filter(|r| r.label.is_none()).count(),
+            part.iter().filter(|r| r.id.is_none()).count(),
+            part.iter().filter(|r| r.b.is_none()).count(),
+            part.iter().filter(|r| r.stat.is_none()).count(),
+        ];
+        for (c, chunk) in rg.columns().iter().take(nulls.len()).enumerate() {
+            let s = chunk.statistics().expect("every chunk has statistics");
+            assert_eq!(s.null_count_opt(), Some(nulls[c] as u64), "group {g} column {c}");
+        }
+        let stats = |c: usize| rg.column(c).statistics().unwrap();
+        match stats(0) {
+            Statistics::Double(s) => {
+                let vals: Vec<f64> = part.iter().filter_map(|r| r.f).filter(|x| !x.is_nan()).collect();
+                let min = vals.iter().copied().fold(f64::INFINITY, f64::min);
+                let max = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let min = if min == 0.0 { -0.0 } else { min };
+                assert_eq!(s.min_opt().map(|v| v.to_bits()), Some(min.to_bits()), "group {g}");
+                assert_eq!(s.max_opt().copied(), Some(max), "group {g}");
+            }
+            other => panic!("f: {other:?}"),
+        }
+        match stats(1) {
+            Statistics::Int64(s) => {
+                assert_eq!(s.min_opt(), part.iter().filter_map(|r| r.i).min().as_ref());
+                assert_eq!(s.max_opt(), part.iter().filter_map(|r| r.i).max().as_ref());
+            }
+            other => panic!("i: {other:?}"),
+        }
+        match stats(2) {
+            Statistics::Int32(s) => {
+                assert_eq!(s.min_opt(), part.iter().filter_map(|r| r.n).min().as_ref());
+                assert_eq!(s.max_opt(), part.iter().filter_map(|r| r.n).max().as_ref());
+            }
+            other => panic!("n: {other:?}"),
+        }
+        match stats(5) {
+            Statistics::Boolean(s) => {
+                assert_eq!(s.min_opt(), part.iter().filter_map(|r| r.b).min().as_ref());
+                assert_eq!(s.max_opt(), part.iter().filter_map(|r| r.b).max().as_ref());
+            }
+            other => panic!("b: {other:?}"),
+        }
+        for c in [3, 4, 6] {
+            assert!(stats(c).min_bytes_opt().is_none() && stats(c).max_bytes_opt().is_none(), "strings have no min/max");
+        }
+    }
+}
+
+#[test]
+fn values_nulls_and_statistics_read_back() {
+    let rows = rows(1037);
+    for (codec, compression) in [(Codec::None, Compression::UNCOMPRESSED), (Codec::Snappy, Compression::SNAPPY)] {
+        let path = write(&format!("t-{}.parquet", codec.name()), &rows, codec, 100);
+        let (meta, batches) = read(&path);
+        let schema = meta.file_metadata().schema_descr();
+        let types: Vec<_> = schema.columns().iter().map(|c| (c.name().to_string(), c.physical_type(), c.self_type().is_optional())).collect();
+        let want: Vec<_> = COLUMNS
+            .iter()
+            .map(|(n, k)| {
+                let t = match k {
+                    Kind::F64 => PhysicalType::DOUBLE,
+                    Kind::I64 => PhysicalType::INT64,
+                    Kind::I32 => PhysicalType::INT32,
+                    Kind::Str | Kind::Id => PhysicalType::BYTE_ARRAY,
+                    Kind::Bool => PhysicalType::BOOLEAN,
+                };
+                (n.to_string(), t, true)
+            })
+            .collect();
+        assert_eq!(types, want);
+        assert!(meta.row_groups().iter().flat_map(|g| g.columns()).all(|c| c.compression() == compression));
+        check_values(&batches, &rows);
+        check_statistics(&meta, &rows, 100);
+        // Strings read as Utf8, not binary.
+        assert_eq!(format!("{:?}", batches[0].schema().field(3).data_type()), "Utf8");
+    }
+}
+
+/// A stale statistic is caught: the same rows with one value changed after
+/// writing no longer check out.
+#[test]
+fn a_wrong_maximum_fails_the_check() {
+    let rows = rows(300);
+    let path = write("stale.parquet", &rows, Codec::None, 100);
+    let (meta, _) = read(&path);
+    let mut changed = rows.clone();
+    let k = changed.iter().position(|r| r.i.is_some()).unwrap();
+    changed[k].i = Some(i64::MAX);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_statistics(&meta, &changed, 100)));
+    assert!(caught.is_err(), "a maximum that does not match its rows must fail");
+}
+
+#[test]
+fn an_empty_table_is_a_valid_file() {
+    let path = write("empty.parquet", &[], Codec::None, 100);
+    let (meta, batches) = read(&path);
+    assert_eq!(meta.file_metadata().num_rows(), 0);
+    assert!(batches.iter().all(|b| b.num_rows() == 0));
+}
+
+/// `Extended`: the source's row groups copied as bytes, then new columns.
+#[test]
+fn extended_file_keeps_the_copied_chunks() {
+    let rows = rows(530);
+    for codec in [Codec::None, Codec::Snappy] {
+        let src = write(&format!("src-{}.parquet", codec.name()), &rows, codec, 64);
+        // The source again, to learn its row groups (same rows, same file).
+        let mut t = ParquetTable::with_group_rows(&tmp("src2.parquet"), COLUMNS, codec, 64).unwrap();
+        for r in &rows {
+            t.row().f64(r.f).i64(r.i).i32(r.n).str(r.label.as_deref()).str(r.id.as_deref()).bool(r.b).label(r.stat).end_row();
+            t.flush_if_full().unwrap();
+        }
+        let (src2, groups) = t.close_with_groups().unwrap();
+        assert_eq!(std::fs::read(&src).unwrap(), std::fs::read(&src2).unwrap(), "the writer is deterministic");
+        let mut all = COLUMNS.to_vec();
+        all.extend_from_slice(&[("extra_label", Kind::Str), ("extra_n", Kind::I64)]);
+        let out = tmp(&format!("extended-{}.parquet", codec.name()));
+        let mut e = Extended::create(&out, &all, 2, &src2, codec).unwrap();
+        let mut k = 0;
+        for g in &groups {
+            for _ in 0..g.rows() {
+                e.row().label(Some(LABELS[k % 2 + 2])).i64((k % 7 != 0).then_some(k as i64 * 3)).end_row();
+                k += 1;
+            }
+            e.append(g).unwrap();
+        }
+        e.close().unwrap();
+        let (meta, batches) = read(&out);
+        check_values(&batches, &rows);
+        check_statistics(&meta, &rows, 64);
+        let mut k = 0;
+        for b in &batches {
+            let extra = strings(b, 7);
+            let n = b.column(8).as_primitive::<Int64Type>();
+            for j in 0..b.num_rows() {
+                assert_eq!(extra[j].as_deref(), Some(LABELS[k % 2 + 2]));
+                assert_eq!((!n.is_null(j)).then(|| n.value(j)), (k % 7 != 0).then_some(k as i64 * 3));
+                k += 1;
+            }
+        }
+        assert_eq!(k, rows.len());
+        for (g, rg) in meta.row_groups().iter().enumerate() {
+            match rg.column(8).statistics().unwrap() {
+                Statistics::Int64(s) => {
+                    let vals = (g * 64..(g * 64 + rg.num_rows() as usize)).filter(|k| k % 7 != 0).map(|k| k as i64 * 3);
+                    assert_eq!(s.max_opt().copied(), vals.max());
+                }
+                other => panic!("extra_n: {other:?}"),
+            }
+        }
+    }
+}
