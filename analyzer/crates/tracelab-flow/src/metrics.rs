@@ -202,7 +202,19 @@ impl TcpMetrics {
         // DATA-ACK: this packet's ACK covers the other side's segments.
         if ackf && !rst {
             let other = &mut self.side[slot ^ 1];
-            let mut i = 0;
+            // Segments are queued in send order, so the acked ones usually
+            // lead the queue; the loop below finds any others (segments
+            // that filled a hole end below later ones).
+            while let Some(&o) = other.outstanding.front() {
+                if seq_delta(o.end, ack) > 0 {
+                    break;
+                }
+                other.outstanding.pop_front();
+                if !o.ambiguous {
+                    other.sample(ts - o.ts, cap);
+                }
+            }
+            let mut i = 1;
             while i < other.outstanding.len() {
                 let o = other.outstanding[i];
                 if seq_delta(o.end, ack) <= 0 {
@@ -276,6 +288,20 @@ impl TcpMetrics {
                     pkts: 1,
                 });
             }
+        }
+    }
+
+    /// The state of a new connection ([`Default`]), keeping the
+    /// allocations of the outstanding-segment queues.
+    pub fn reuse(&mut self) {
+        let queues = self.side.each_mut().map(|s| {
+            let mut q = std::mem::take(&mut s.outstanding);
+            q.clear();
+            q
+        });
+        *self = TcpMetrics::default();
+        for (s, q) in self.side.iter_mut().zip(queues) {
+            s.outstanding = q;
         }
     }
 
@@ -426,6 +452,26 @@ const FLIGHTS_SENT: [u128; 121] = {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reused state is a new connection's state (only the queues'
+    /// allocations are kept), whatever the old connection went through.
+    #[test]
+    fn reuse_gives_the_default_state() {
+        let mut m = TcpMetrics::default();
+        let mut x: u64 = 5;
+        for i in 0..2000i64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let slot = (x >> 40) as usize & 1;
+            let flags = [F::SYN, F::SYN | F::ACK, F::ACK, F::ACK | F::PSH, F::FIN | F::ACK][(x >> 50) as usize % 5];
+            let seq = (i as u32).wrapping_mul(700).wrapping_sub((x >> 20) as u32 % 3000);
+            m.packet(slot, flags, seq, (i as u32).wrapping_mul(650), (x >> 30) as u32 % 1400, i * 1000, 64);
+        }
+        assert!(m.side.iter().any(|s| s.outstanding.capacity() > 0 && s.n > 0));
+        let kept = m.side.each_ref().map(|s| s.outstanding.capacity());
+        m.reuse();
+        assert_eq!(format!("{m:?}"), format!("{:?}", TcpMetrics::default()));
+        assert_eq!(m.side.each_ref().map(|s| s.outstanding.capacity()), kept);
+    }
 
     /// The table gives what summing the flights one by one gives (the
     /// definition), below, at and beyond the table's 120 flights.
