@@ -312,7 +312,11 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
     let mut merger = Merger { pending: BTreeMap::new(), shards: threads, order: Vec::new() };
     let mut acc = Accounting::default();
     let progress = crate::progress::Progress::new(cfg.progress, source.size_hint());
+    // The end of the current epoch; `None` before the first decoded packet.
     let mut epoch_end: Option<i64> = None;
+    // Network time: the latest timestamp decoded (meaningful once
+    // `epoch_end` is set).
+    let mut now = i64::MIN;
     let mut first_write_error: Option<std::io::Error> = None;
     // Decoded into in place, then copied once into a shard's batch.
     let mut meta = PacketMeta::default();
@@ -345,12 +349,15 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
             continue;
         }
         acc.add_decoded(&meta);
-        sink.open_ns = *acc.first_ts_ns.get_or_insert(meta.ts_ns);
         // Network time never goes backwards (as in Zeek): the maximum seen.
-        let now = acc.last_ts_ns.map_or(meta.ts_ns, |t| t.max(meta.ts_ns));
-        acc.last_ts_ns = Some(now);
+        now = now.max(meta.ts_ns);
         match epoch_end {
-            None => epoch_end = Some((now.div_euclid(EPOCH_NS) + 1) * EPOCH_NS),
+            None => {
+                // The first decoded packet.
+                acc.first_ts_ns = Some(meta.ts_ns);
+                sink.open_ns = meta.ts_ns;
+                epoch_end = Some((now.div_euclid(EPOCH_NS) + 1) * EPOCH_NS);
+            }
             Some(end) if now >= end => {
                 for shard in &mut shards {
                     shard.push(Msg::Advance(now));
@@ -365,6 +372,7 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
         shards[s].push(Msg::Packet(meta));
     }
     acc.fold_protos();
+    acc.last_ts_ns = epoch_end.map(|_| now);
     for shard in &mut shards {
         shard.push(Msg::Finish);
         shard.send();
