@@ -153,8 +153,9 @@ pub(crate) struct TcpMetrics {
 }
 
 impl TcpMetrics {
-    /// Inlined into the tracker's per-packet path (its only caller).
-    #[inline]
+    /// Inlined into the tracker's per-packet path (its only caller; a
+    /// plain `#[inline]` left it a call with seven arguments to spill).
+    #[inline(always)]
     pub fn packet(
         &mut self,
         slot: usize,
