@@ -323,32 +323,33 @@ impl TcpMetrics {
         self.side[0].data_pkts > 0 && self.side[1].data_pkts > 0
     }
 
-    /// Finishes the metrics with `orig_slot` as A (the initiator).
+    /// Finishes the metrics with `orig_slot` as A (the initiator) into a
+    /// record's `rtt` and `transfer` (written in place: see `Conn::finish`).
     pub fn finish(
         &mut self,
         orig_slot: usize,
         first_ts: i64,
         scratch: &mut Vec<i64>,
-    ) -> (RttRecord, Option<Decomposition>) {
+        rtt: &mut RttRecord,
+        transfer: &mut Option<Decomposition>,
+    ) {
         if let Some(t) = self.train.take() {
             self.close_train(t);
         }
         let (a, b) = (orig_slot, orig_slot ^ 1);
         let syn_synack = self.t_syn.zip(self.t_synack).map(|(s, sa)| sa - s);
         let synack_ack = self.t_synack.zip(self.t_ack).map(|(sa, ac)| ac - sa);
-        let rtt = RttRecord {
-            syn_synack_ns: syn_synack,
-            synack_ack_ns: synack_ack,
-            handshake_ns: syn_synack.zip(synack_ack).map(|(x, y)| x + y),
-            data_ack_orig: self.side[a].stats(scratch),
-            data_ack_resp: self.side[b].stats(scratch),
-            data_ack_orig_samples: std::mem::take(&mut self.side[a].samples),
-            data_ack_resp_samples: std::mem::take(&mut self.side[b].samples),
-        };
+        rtt.syn_synack_ns = syn_synack;
+        rtt.synack_ack_ns = synack_ack;
+        rtt.handshake_ns = syn_synack.zip(synack_ack).map(|(x, y)| x + y);
+        rtt.data_ack_orig = self.side[a].stats(scratch);
+        rtt.data_ack_resp = self.side[b].stats(scratch);
+        rtt.data_ack_orig_samples = std::mem::take(&mut self.side[a].samples);
+        rtt.data_ack_resp_samples = std::mem::take(&mut self.side[b].samples);
         let Some(first_data) = self.first_data else {
-            return (rtt, None);
+            return;
         };
-        let rtt_ab = rtt_a_b(&rtt);
+        let rtt_ab = rtt_a_b(rtt);
         let side = |s: &mut Side| {
             let distinct = s.data_pkts - s.retransmissions;
             let theory = theory_ns(distinct, rtt_ab);
@@ -373,14 +374,13 @@ impl TcpMetrics {
         };
         let orig = side(&mut self.side[a]);
         let resp = side(&mut self.side[b]);
-        let dec = Decomposition {
+        *transfer = Some(Decomposition {
             setup_ns: first_data - first_ts,
             transfer_ns: self.last_data - first_data,
             teardown_ns: self.last_ctrl.map_or(0, |t| (t - self.last_data).max(0)),
             orig,
             resp,
-        };
-        (rtt, Some(dec))
+        });
     }
 }
 

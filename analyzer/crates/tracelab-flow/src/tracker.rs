@@ -16,7 +16,7 @@ use tracelab_decode::{ip_proto, Addr, PacketMeta};
 
 use crate::key::{uid, zeek_ports, FlowKey, FxBuild};
 use crate::metrics::TcpMetrics;
-use crate::record::{ConnRecord, ConnState, LoadBin};
+use crate::record::{ConnRecord, ConnState, LoadBin, RttRecord};
 use crate::tcp::{EpState, Tcp};
 use crate::TrackerConfig;
 
@@ -282,7 +282,7 @@ impl Tracker {
                 // change nothing.
                 if (p.ts_ns >= conn.due && conn.expired(p.ts_ns, cfg)) || conn.is_reuse(p) {
                     let old = std::mem::replace(conn, Conn::new(key, swapped, ports, p, cfg, sp, &mut self.spares));
-                    out.push(old.finish(&mut self.scratch, &mut self.spares));
+                    old.finish(out, &mut self.scratch, &mut self.spares);
                 }
                 conn
             }
@@ -341,7 +341,7 @@ impl Tracker {
         keys.sort_unstable();
         for (_, k) in keys {
             let conn = self.table.remove(&k).expect("listed");
-            out.push(conn.finish(&mut self.scratch, &mut self.spares));
+            conn.finish(out, &mut self.scratch, &mut self.spares);
         }
     }
 }
@@ -608,35 +608,27 @@ impl Conn {
         }
     }
 
-    /// `scratch`: reused for the RTT medians; the TCP state goes to `spares`.
-    fn finish(self, scratch: &mut Vec<i64>, spares: &mut Spares) -> ConnRecord {
+    /// Appends this connection's record to `out`. The record is built in
+    /// its place in `out` (the TCP metrics fill in `rtt` and `transfer`
+    /// there) rather than assembled and moved: a record is ~700 bytes and
+    /// each move was a copy. `scratch`: reused for the RTT medians; the
+    /// TCP state goes to `spares`.
+    fn finish(self, out: &mut Vec<ConnRecord>, scratch: &mut Vec<i64>, spares: &mut Spares) {
         let state = self.conn_state();
         let orig = self.c.orig_slot;
         let resp = orig ^ 1;
         let duration = self.c.last_ns - self.start_ns;
-        let (sizes, rtt, transfer, hs, closed, each_way) = match self.kind {
-            Kind::Tcp(mut t) => {
-                let (tcp, m) = &mut *t;
+        let (sizes, hs, closed, each_way) = match &self.kind {
+            Kind::Tcp(t) => {
+                let (tcp, m) = &**t;
                 let sizes = (tcp.size(&self.c, true), tcp.size(&self.c, false));
-                let hs = m.handshake_complete(orig);
-                let each_way = m.data_each_way();
-                let closed = m.fin_or_rst;
-                let (rtt, dec) = m.finish(orig, self.start_ns, scratch);
-                spares.give(t);
-                (sizes, rtt, dec, hs, closed, each_way)
+                (sizes, m.handshake_complete(orig), m.fin_or_rst, m.data_each_way())
             }
-            Kind::Datagram(len) => (
-                (len[orig].max(0) as u64, len[resp].max(0) as u64),
-                Default::default(),
-                None,
-                false,
-                false,
-                false,
-            ),
-            Kind::Other => ((0, 0), Default::default(), None, false, false, false),
+            Kind::Datagram(len) => ((len[orig].max(0) as u64, len[resp].max(0) as u64), false, false, false),
+            Kind::Other => ((0, 0), false, false, false),
         };
         let has_duration = duration > 0;
-        ConnRecord {
+        out.push(ConnRecord {
             ts_ns: self.start_ns,
             uid: uid(self.start_ns, &self.key),
             orig_h: self.ends[orig].0,
@@ -658,8 +650,8 @@ impl Conn {
             last_ts_ns: self.c.last_ns,
             handshake_complete: hs,
             closed,
-            rtt,
-            transfer,
+            rtt: RttRecord::default(),
+            transfer: None,
             well_behaved: hs && each_way && closed,
             load_bins: self
                 .past_bins
@@ -673,6 +665,11 @@ impl Conn {
                     resp_pkts: b.pkts[resp],
                 })
                 .collect(),
+        });
+        if let Kind::Tcp(mut t) = self.kind {
+            let r = out.last_mut().expect("pushed above");
+            t.1.finish(orig, self.start_ns, scratch, &mut r.rtt, &mut r.transfer);
+            spares.give(t);
         }
     }
 }
