@@ -923,53 +923,57 @@ impl Tcp {
     }
 
     /// TCP_Reassembler::AckReceived for the endpoint in `slot` (the data
-    /// sender), with Trim/Undelivered/Gap.
-    #[inline]
+    /// sender), with Trim/Undelivered/Gap. Always inlined: most ACKs end
+    /// at the trim point or find nothing undelivered.
+    #[inline(always)]
     fn ack_received(&mut self, c: &mut Common, slot: usize, rel_ack: u64) {
         let mut seq = rel_ack;
-        {
-            let ep = &self.ep[slot];
-            if ep.fin_cnt > 0 && seq >= ep.fin_seq {
-                seq = ep.fin_seq.wrapping_sub(1);
-            }
-            if seq <= ep.trim_seq {
-                return;
-            }
+        let ep = &self.ep[slot];
+        if ep.fin_cnt > 0 && seq >= ep.fin_seq {
+            seq = ep.fin_seq.wrapping_sub(1);
         }
-        if seq > self.ep[slot].last_reassem
-            && !(seq <= 2 && self.is_partial)
-            && !self.ep[slot].skip_deliveries
-        {
-            // Undelivered(seq): every hole below `seq` is a content gap.
-            loop {
-                let ep = &self.ep[slot];
-                let Some(&(bseq, bup)) = ep.blocks.first() else {
-                    break;
-                };
-                if bseq >= seq {
-                    break;
-                }
-                let (at, glen) = (ep.last_reassem, bseq.saturating_sub(ep.last_reassem));
-                if glen > 0 {
-                    self.gap(c, slot, at, glen);
-                }
-                let ep = &mut self.ep[slot];
-                ep.blocks.remove(0);
-                ep.last_reassem = ep.last_reassem.max(bup);
-                deliver_contiguous(ep);
-            }
-            let ep = &self.ep[slot];
-            if seq > ep.last_reassem {
-                let (at, glen) = (ep.last_reassem, seq - ep.last_reassem);
-                self.gap(c, slot, at, glen);
-            }
+        if seq <= ep.trim_seq {
+            return;
+        }
+        if seq > ep.last_reassem && !(seq <= 2 && self.is_partial) && !ep.skip_deliveries {
+            self.undelivered(c, slot, seq);
         }
         let ep = &mut self.ep[slot];
         if seq > ep.last_reassem {
             ep.last_reassem = seq;
         }
-        ep.blocks.retain(|&(_, up)| up > seq);
+        if !ep.blocks.is_empty() {
+            ep.blocks.retain(|&(_, up)| up > seq);
+        }
         ep.trim_seq = seq;
+    }
+
+    /// Reassembler::Undelivered(seq): every hole below `seq` is a content
+    /// gap (frequent in header-only captures, where no data is delivered).
+    #[inline]
+    fn undelivered(&mut self, c: &mut Common, slot: usize, seq: u64) {
+        loop {
+            let ep = &self.ep[slot];
+            let Some(&(bseq, bup)) = ep.blocks.first() else {
+                break;
+            };
+            if bseq >= seq {
+                break;
+            }
+            let (at, glen) = (ep.last_reassem, bseq.saturating_sub(ep.last_reassem));
+            if glen > 0 {
+                self.gap(c, slot, at, glen);
+            }
+            let ep = &mut self.ep[slot];
+            ep.blocks.remove(0);
+            ep.last_reassem = ep.last_reassem.max(bup);
+            deliver_contiguous(ep);
+        }
+        let ep = &self.ep[slot];
+        if seq > ep.last_reassem {
+            let (at, glen) = (ep.last_reassem, seq - ep.last_reassem);
+            self.gap(c, slot, at, glen);
+        }
     }
 
     fn gap(&mut self, c: &mut Common, slot: usize, _at: u64, len: u64) {

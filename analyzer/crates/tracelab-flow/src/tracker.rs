@@ -339,6 +339,8 @@ impl Tracker {
 
     fn drain(&mut self, mut keys: Vec<(i64, FlowKey)>, out: &mut Vec<ConnRecord>) {
         keys.sort_unstable();
+        // One allocation, not a doubling (each a copy of every record so far).
+        out.reserve(keys.len());
         for (_, k) in keys {
             let conn = self.table.remove(&k).expect("listed");
             conn.finish(out, &mut self.scratch, &mut self.spares);
