@@ -53,8 +53,10 @@ struct Side {
 
 impl Side {
     /// Classifies a data segment [s, e): returns true if it is a
-    /// retransmission (some of its bytes were already seen).
-    #[inline]
+    /// retransmission (some of its bytes were already seen). Inlined into
+    /// the per-packet path; a segment below the highest byte seen goes to
+    /// [`Side::below_max`].
+    #[inline(always)]
     fn classify(&mut self, s: u32, e: u32) -> bool {
         let Some(max) = self.snd_max else {
             self.snd_max = Some(e);
@@ -70,7 +72,14 @@ impl Side {
             self.snd_max = Some(e);
             return false;
         }
-        // Starts below the highest byte seen: new only if it fits a hole.
+        self.below_max(s, e, max)
+    }
+
+    /// [`Side::classify`] for a segment starting below `max`, the highest
+    /// byte seen: new only if it fits a hole (reordering), else a
+    /// retransmission.
+    #[cold]
+    fn below_max(&mut self, s: u32, e: u32, max: u32) -> bool {
         if let Some(i) = self
             .holes
             .iter()
@@ -91,7 +100,7 @@ impl Side {
         true
     }
 
-    #[inline]
+    #[inline(always)]
     fn sample(&mut self, v: i64, cap: usize) {
         if self.n == 0 {
             self.min = v;
