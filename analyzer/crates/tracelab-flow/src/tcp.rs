@@ -947,8 +947,9 @@ impl Tcp {
     }
 
     /// Reassembler::Undelivered(seq): every hole below `seq` is a content
-    /// gap (frequent in header-only captures, where no data is delivered).
-    #[inline]
+    /// gap (frequent in header-only captures, where no data is delivered:
+    /// a third of the ACKs of the 300 k-packet tcpmix trace come here).
+    #[inline(always)]
     fn undelivered(&mut self, c: &mut Common, slot: usize, seq: u64) {
         loop {
             let ep = &self.ep[slot];
