@@ -20,7 +20,7 @@ use std::thread;
 use std::time::Instant;
 
 use tracelab_decode::{decode_into, ip_proto, Addr, PacketMeta, SkipReason};
-use tracelab_flow::{ConnRecord, Tracker, TrackerConfig};
+use tracelab_flow::{ConnRecord, Tracker, TrackerConfig, Uid};
 use tracelab_pcap::{FrameSource, ReadError};
 
 use crate::hosts::HostTable;
@@ -211,6 +211,8 @@ impl Shard {
 struct Merger {
     pending: BTreeMap<u64, (usize, Vec<ConnRecord>)>,
     shards: usize,
+    /// Scratch: an epoch's (first timestamp, uid, position) in output order.
+    order: Vec<(i64, Uid, usize)>,
 }
 
 impl Merger {
@@ -231,10 +233,15 @@ impl Merger {
             if *n < self.shards {
                 break;
             }
-            let (_, mut recs) = self.pending.remove(&e).unwrap();
-            recs.sort_by(|a, b| (a.ts_ns, &a.uid).cmp(&(b.ts_ns, &b.uid)));
-            for r in &recs {
-                out.write(r)?;
+            let (_, recs) = self.pending.remove(&e).unwrap();
+            // Small keys are sorted, not the records (moving ~700-byte
+            // records cost more than comparing them); the index makes the
+            // unstable sort keep arrival order among equal keys.
+            self.order.clear();
+            self.order.extend(recs.iter().enumerate().map(|(i, r)| (r.ts_ns, r.uid, i)));
+            self.order.sort_unstable();
+            for &(_, _, i) in &self.order {
+                out.write(&recs[i])?;
             }
         }
         Ok(())
@@ -302,10 +309,14 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
     };
     let threads = cfg.threads.max(1);
     let mut shards: Vec<Shard> = (0..threads).map(|_| spawn_shard(cfg.tracker.clone(), cfg.local.clone())).collect();
-    let mut merger = Merger { pending: BTreeMap::new(), shards: threads };
+    let mut merger = Merger { pending: BTreeMap::new(), shards: threads, order: Vec::new() };
     let mut acc = Accounting::default();
     let progress = crate::progress::Progress::new(cfg.progress, source.size_hint());
+    // The end of the current epoch; `None` before the first decoded packet.
     let mut epoch_end: Option<i64> = None;
+    // Network time: the latest timestamp decoded (meaningful once
+    // `epoch_end` is set).
+    let mut now = i64::MIN;
     let mut first_write_error: Option<std::io::Error> = None;
     // Decoded into in place, then copied once into a shard's batch.
     let mut meta = PacketMeta::default();
@@ -338,12 +349,15 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
             continue;
         }
         acc.add_decoded(&meta);
-        sink.open_ns = *acc.first_ts_ns.get_or_insert(meta.ts_ns);
         // Network time never goes backwards (as in Zeek): the maximum seen.
-        let now = acc.last_ts_ns.map_or(meta.ts_ns, |t| t.max(meta.ts_ns));
-        acc.last_ts_ns = Some(now);
+        now = now.max(meta.ts_ns);
         match epoch_end {
-            None => epoch_end = Some((now.div_euclid(EPOCH_NS) + 1) * EPOCH_NS),
+            None => {
+                // The first decoded packet.
+                acc.first_ts_ns = Some(meta.ts_ns);
+                sink.open_ns = meta.ts_ns;
+                epoch_end = Some((now.div_euclid(EPOCH_NS) + 1) * EPOCH_NS);
+            }
             Some(end) if now >= end => {
                 for shard in &mut shards {
                     shard.push(Msg::Advance(now));
@@ -358,6 +372,7 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
         shards[s].push(Msg::Packet(meta));
     }
     acc.fold_protos();
+    acc.last_ts_ns = epoch_end.map(|_| now);
     for shard in &mut shards {
         shard.push(Msg::Finish);
         shard.send();

@@ -157,7 +157,9 @@ fn ipv6(ip: &[u8], wire_ip: usize, m: &mut PacketMeta) -> Result<(), SkipReason>
     Err(Ipv6ExtensionLimit)
 }
 
-/// The transport header at `offset` in `ip`, `total` the IP length.
+/// The transport header at `offset` in `ip`, `total` the IP length. Sets
+/// every transport field of `m` (ports, payload lengths, `tcp`): `m` may
+/// hold the previous packet.
 /// `first_fragment`: the datagram continues in later fragments, so the IP
 /// length covers only part of it.
 #[inline]
@@ -224,6 +226,7 @@ fn transport(
             // Zeek counts the UDP length field, not the IP length.
             m.payload_len = (udp_len - 8) as u32;
             m.payload_captured = (seg.len() - 8).min(udp_len - 8) as u32;
+            m.tcp = TcpMeta::default();
         }
         ip_proto::ICMP | ip_proto::ICMPV6 => {
             if claimed < 8 {
@@ -235,10 +238,14 @@ fn transport(
             m.dport = u16::from(c[1]);
             m.payload_len = (claimed - 8) as u32;
             m.payload_captured = (seg.len() - 8) as u32;
+            m.tcp = TcpMeta::default();
         }
         _ => {
+            m.sport = 0;
+            m.dport = 0;
             m.payload_len = claimed as u32;
             m.payload_captured = seg.len() as u32;
+            m.tcp = TcpMeta::default();
         }
     }
     Ok(())

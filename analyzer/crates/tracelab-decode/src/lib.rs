@@ -55,14 +55,15 @@ pub fn decode(
     wire_len: u32,
     interface: u32,
 ) -> Result<PacketMeta, SkipReason> {
-    let (mut meta, ip_offset) = link_layer(link_type, data, ts_ns, wire_len, interface)?;
-    ip::decode_ip(data, ip_offset, wire_len, &mut meta)?;
+    let mut meta = PacketMeta::default();
+    decode_into(link_type, data, ts_ns, wire_len, interface, &mut meta)?;
     Ok(meta)
 }
 
-/// [`decode`] into a caller's `PacketMeta` (for example the slot of a
-/// batch), saving the copy of the result. On success every field is set;
-/// on error `meta` holds a partly decoded packet and must not be used.
+/// [`decode`] into a caller's `PacketMeta` (for example one reused for
+/// every frame), saving the copy of the result. On success every field is
+/// set (each one written once, no reset of the whole struct first); on
+/// error `meta` holds a partly decoded packet and must not be used.
 #[inline]
 pub fn decode_into(
     link_type: u32,
@@ -72,30 +73,12 @@ pub fn decode_into(
     interface: u32,
     meta: &mut PacketMeta,
 ) -> Result<(), SkipReason> {
-    let (start, ip_offset) = link_layer(link_type, data, ts_ns, wire_len, interface)?;
-    *meta = start;
-    ip::decode_ip(data, ip_offset, wire_len, meta)
-}
-
-/// The frame-level fields and where IP starts: what both entry points
-/// share before the IP decoder fills in the rest.
-#[inline]
-fn link_layer(
-    link_type: u32,
-    data: &[u8],
-    ts_ns: i64,
-    wire_len: u32,
-    interface: u32,
-) -> Result<(PacketMeta, usize), SkipReason> {
     let l3 = link::locate_ip(link_type, data)?;
-    let meta = PacketMeta {
-        ts_ns,
-        wire_len,
-        cap_len: u32::try_from(data.len()).unwrap_or(u32::MAX),
-        vlan: l3.vlan,
-        inner_vlan: l3.inner_vlan,
-        interface,
-        ..PacketMeta::default()
-    };
-    Ok((meta, l3.offset))
+    meta.ts_ns = ts_ns;
+    meta.wire_len = wire_len;
+    meta.cap_len = u32::try_from(data.len()).unwrap_or(u32::MAX);
+    meta.vlan = l3.vlan;
+    meta.inner_vlan = l3.inner_vlan;
+    meta.interface = interface;
+    ip::decode_ip(data, l3.offset, wire_len, meta)
 }

@@ -25,7 +25,9 @@ pub(crate) struct FlowKey {
 
 /// The "ports" Zeek uses for a packet: TCP/UDP ports, or for ICMP the type
 /// and the counterpart type (echo request <-> reply, ...) or, for one-way
-/// messages, the code. Returns (src port, dst port, one_way).
+/// messages, the code. Returns (src port, dst port, one_way). Inlined: it
+/// runs for every packet and is mostly the TCP/UDP arm.
+#[inline]
 pub(crate) fn zeek_ports(p: &PacketMeta) -> (u16, u16, bool) {
     match p.ip_proto {
         ip_proto::ICMP => {

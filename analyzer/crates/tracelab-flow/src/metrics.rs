@@ -53,8 +53,10 @@ struct Side {
 
 impl Side {
     /// Classifies a data segment [s, e): returns true if it is a
-    /// retransmission (some of its bytes were already seen).
-    #[inline]
+    /// retransmission (some of its bytes were already seen). Inlined into
+    /// the per-packet path; a segment below the highest byte seen goes to
+    /// [`Side::below_max`].
+    #[inline(always)]
     fn classify(&mut self, s: u32, e: u32) -> bool {
         let Some(max) = self.snd_max else {
             self.snd_max = Some(e);
@@ -70,7 +72,14 @@ impl Side {
             self.snd_max = Some(e);
             return false;
         }
-        // Starts below the highest byte seen: new only if it fits a hole.
+        self.below_max(s, e, max)
+    }
+
+    /// [`Side::classify`] for a segment starting below `max`, the highest
+    /// byte seen: new only if it fits a hole (reordering), else a
+    /// retransmission.
+    #[cold]
+    fn below_max(&mut self, s: u32, e: u32, max: u32) -> bool {
         if let Some(i) = self
             .holes
             .iter()
@@ -91,7 +100,7 @@ impl Side {
         true
     }
 
-    #[inline]
+    #[inline(always)]
     fn sample(&mut self, v: i64, cap: usize) {
         if self.n == 0 {
             self.min = v;
@@ -153,8 +162,9 @@ pub(crate) struct TcpMetrics {
 }
 
 impl TcpMetrics {
-    /// Inlined into the tracker's per-packet path (its only caller).
-    #[inline]
+    /// Inlined into the tracker's per-packet path (its only caller; a
+    /// plain `#[inline]` left it a call with seven arguments to spill).
+    #[inline(always)]
     pub fn packet(
         &mut self,
         slot: usize,
@@ -202,7 +212,19 @@ impl TcpMetrics {
         // DATA-ACK: this packet's ACK covers the other side's segments.
         if ackf && !rst {
             let other = &mut self.side[slot ^ 1];
-            let mut i = 0;
+            // Segments are queued in send order, so the acked ones usually
+            // lead the queue; the loop below finds any others (segments
+            // that filled a hole end below later ones).
+            while let Some(&o) = other.outstanding.front() {
+                if seq_delta(o.end, ack) > 0 {
+                    break;
+                }
+                other.outstanding.pop_front();
+                if !o.ambiguous {
+                    other.sample(ts - o.ts, cap);
+                }
+            }
+            let mut i = 1;
             while i < other.outstanding.len() {
                 let o = other.outstanding[i];
                 if seq_delta(o.end, ack) <= 0 {
@@ -279,6 +301,20 @@ impl TcpMetrics {
         }
     }
 
+    /// The state of a new connection ([`Default`]), keeping the
+    /// allocations of the outstanding-segment queues.
+    pub fn reuse(&mut self) {
+        let queues = self.side.each_mut().map(|s| {
+            let mut q = std::mem::take(&mut s.outstanding);
+            q.clear();
+            q
+        });
+        *self = TcpMetrics::default();
+        for (s, q) in self.side.iter_mut().zip(queues) {
+            s.outstanding = q;
+        }
+    }
+
     /// Train k owns segment [end(k-1), end(k)] (the first: from its start).
     fn close_train(&mut self, t: Train) {
         let side = &mut self.side[t.slot];
@@ -296,32 +332,33 @@ impl TcpMetrics {
         self.side[0].data_pkts > 0 && self.side[1].data_pkts > 0
     }
 
-    /// Finishes the metrics with `orig_slot` as A (the initiator).
+    /// Finishes the metrics with `orig_slot` as A (the initiator) into a
+    /// record's `rtt` and `transfer` (written in place: see `Conn::finish`).
     pub fn finish(
         &mut self,
         orig_slot: usize,
         first_ts: i64,
         scratch: &mut Vec<i64>,
-    ) -> (RttRecord, Option<Decomposition>) {
+        rtt: &mut RttRecord,
+        transfer: &mut Option<Decomposition>,
+    ) {
         if let Some(t) = self.train.take() {
             self.close_train(t);
         }
         let (a, b) = (orig_slot, orig_slot ^ 1);
         let syn_synack = self.t_syn.zip(self.t_synack).map(|(s, sa)| sa - s);
         let synack_ack = self.t_synack.zip(self.t_ack).map(|(sa, ac)| ac - sa);
-        let rtt = RttRecord {
-            syn_synack_ns: syn_synack,
-            synack_ack_ns: synack_ack,
-            handshake_ns: syn_synack.zip(synack_ack).map(|(x, y)| x + y),
-            data_ack_orig: self.side[a].stats(scratch),
-            data_ack_resp: self.side[b].stats(scratch),
-            data_ack_orig_samples: std::mem::take(&mut self.side[a].samples),
-            data_ack_resp_samples: std::mem::take(&mut self.side[b].samples),
-        };
+        rtt.syn_synack_ns = syn_synack;
+        rtt.synack_ack_ns = synack_ack;
+        rtt.handshake_ns = syn_synack.zip(synack_ack).map(|(x, y)| x + y);
+        rtt.data_ack_orig = self.side[a].stats(scratch);
+        rtt.data_ack_resp = self.side[b].stats(scratch);
+        rtt.data_ack_orig_samples = std::mem::take(&mut self.side[a].samples);
+        rtt.data_ack_resp_samples = std::mem::take(&mut self.side[b].samples);
         let Some(first_data) = self.first_data else {
-            return (rtt, None);
+            return;
         };
-        let rtt_ab = rtt_a_b(&rtt);
+        let rtt_ab = rtt_a_b(rtt);
         let side = |s: &mut Side| {
             let distinct = s.data_pkts - s.retransmissions;
             let theory = theory_ns(distinct, rtt_ab);
@@ -346,14 +383,13 @@ impl TcpMetrics {
         };
         let orig = side(&mut self.side[a]);
         let resp = side(&mut self.side[b]);
-        let dec = Decomposition {
+        *transfer = Some(Decomposition {
             setup_ns: first_data - first_ts,
             transfer_ns: self.last_data - first_data,
             teardown_ns: self.last_ctrl.map_or(0, |t| (t - self.last_data).max(0)),
             orig,
             resp,
-        };
-        (rtt, Some(dec))
+        });
     }
 }
 
@@ -426,6 +462,26 @@ const FLIGHTS_SENT: [u128; 121] = {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reused state is a new connection's state (only the queues'
+    /// allocations are kept), whatever the old connection went through.
+    #[test]
+    fn reuse_gives_the_default_state() {
+        let mut m = TcpMetrics::default();
+        let mut x: u64 = 5;
+        for i in 0..2000i64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let slot = (x >> 40) as usize & 1;
+            let flags = [F::SYN, F::SYN | F::ACK, F::ACK, F::ACK | F::PSH, F::FIN | F::ACK][(x >> 50) as usize % 5];
+            let seq = (i as u32).wrapping_mul(700).wrapping_sub((x >> 20) as u32 % 3000);
+            m.packet(slot, flags, seq, (i as u32).wrapping_mul(650), (x >> 30) as u32 % 1400, i * 1000, 64);
+        }
+        assert!(m.side.iter().any(|s| s.outstanding.capacity() > 0 && s.n > 0));
+        let kept = m.side.each_ref().map(|s| s.outstanding.capacity());
+        m.reuse();
+        assert_eq!(format!("{m:?}"), format!("{:?}", TcpMetrics::default()));
+        assert_eq!(m.side.each_ref().map(|s| s.outstanding.capacity()), kept);
+    }
 
     /// The table gives what summing the flights one by one gives (the
     /// definition), below, at and beyond the table's 120 flights.

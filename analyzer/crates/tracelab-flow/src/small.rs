@@ -28,16 +28,24 @@ impl<T: Copy + Default, const N: usize> Default for List<T, N> {
 }
 
 impl<T: Copy + Default, const N: usize> List<T, N> {
+    /// Inlined (it runs per DATA-ACK sample); the heap side is out of line.
+    #[inline]
     pub fn push(&mut self, v: T) {
         if self.len < N {
             self.inline[self.len] = v;
+            self.len += 1;
         } else {
-            if self.len == N {
-                self.heap.reserve(2 * N.max(1));
-                self.heap.extend_from_slice(&self.inline);
-            }
-            self.heap.push(v);
+            self.push_on_heap(v);
         }
+    }
+
+    #[cold]
+    fn push_on_heap(&mut self, v: T) {
+        if self.len == N {
+            self.heap.reserve(2 * N.max(1));
+            self.heap.extend_from_slice(&self.inline);
+        }
+        self.heap.push(v);
         self.len += 1;
     }
 

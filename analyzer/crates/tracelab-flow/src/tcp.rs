@@ -218,16 +218,14 @@ impl Tcp {
         self.ep[slot].size(self.ep[slot ^ 1].state)
     }
 
-    /// The earliest armed analyzer timer.
+    /// The earliest armed analyzer timer (`i64::MAX`: none). Asked after
+    /// every packet, so written as five straight-line minimums rather than
+    /// a loop over the armed ones.
+    #[inline]
     pub fn next_timer(&self) -> i64 {
-        let mut t = self
-            .attempt_at
-            .unwrap_or(i64::MAX)
-            .min(self.delete_at.unwrap_or(i64::MAX));
-        for e in self.expire.iter().flatten() {
-            t = t.min(*e);
-        }
-        t
+        let at = |t: Option<i64>| t.unwrap_or(i64::MAX);
+        let [e0, e1, e2] = self.expire;
+        at(self.attempt_at).min(at(self.delete_at)).min(at(e0)).min(at(e1)).min(at(e2))
     }
 
     /// Runs the analyzer timers due at or before `now` in time order (Zeek
@@ -923,53 +921,58 @@ impl Tcp {
     }
 
     /// TCP_Reassembler::AckReceived for the endpoint in `slot` (the data
-    /// sender), with Trim/Undelivered/Gap.
-    #[inline]
+    /// sender), with Trim/Undelivered/Gap. Always inlined: most ACKs end
+    /// at the trim point or find nothing undelivered.
+    #[inline(always)]
     fn ack_received(&mut self, c: &mut Common, slot: usize, rel_ack: u64) {
         let mut seq = rel_ack;
-        {
-            let ep = &self.ep[slot];
-            if ep.fin_cnt > 0 && seq >= ep.fin_seq {
-                seq = ep.fin_seq.wrapping_sub(1);
-            }
-            if seq <= ep.trim_seq {
-                return;
-            }
+        let ep = &self.ep[slot];
+        if ep.fin_cnt > 0 && seq >= ep.fin_seq {
+            seq = ep.fin_seq.wrapping_sub(1);
         }
-        if seq > self.ep[slot].last_reassem
-            && !(seq <= 2 && self.is_partial)
-            && !self.ep[slot].skip_deliveries
-        {
-            // Undelivered(seq): every hole below `seq` is a content gap.
-            loop {
-                let ep = &self.ep[slot];
-                let Some(&(bseq, bup)) = ep.blocks.first() else {
-                    break;
-                };
-                if bseq >= seq {
-                    break;
-                }
-                let (at, glen) = (ep.last_reassem, bseq.saturating_sub(ep.last_reassem));
-                if glen > 0 {
-                    self.gap(c, slot, at, glen);
-                }
-                let ep = &mut self.ep[slot];
-                ep.blocks.remove(0);
-                ep.last_reassem = ep.last_reassem.max(bup);
-                deliver_contiguous(ep);
-            }
-            let ep = &self.ep[slot];
-            if seq > ep.last_reassem {
-                let (at, glen) = (ep.last_reassem, seq - ep.last_reassem);
-                self.gap(c, slot, at, glen);
-            }
+        if seq <= ep.trim_seq {
+            return;
+        }
+        if seq > ep.last_reassem && !(seq <= 2 && self.is_partial) && !ep.skip_deliveries {
+            self.undelivered(c, slot, seq);
         }
         let ep = &mut self.ep[slot];
         if seq > ep.last_reassem {
             ep.last_reassem = seq;
         }
-        ep.blocks.retain(|&(_, up)| up > seq);
+        if !ep.blocks.is_empty() {
+            ep.blocks.retain(|&(_, up)| up > seq);
+        }
         ep.trim_seq = seq;
+    }
+
+    /// Reassembler::Undelivered(seq): every hole below `seq` is a content
+    /// gap (frequent in header-only captures, where no data is delivered:
+    /// a third of the ACKs of the 300 k-packet tcpmix trace come here).
+    #[inline(always)]
+    fn undelivered(&mut self, c: &mut Common, slot: usize, seq: u64) {
+        loop {
+            let ep = &self.ep[slot];
+            let Some(&(bseq, bup)) = ep.blocks.first() else {
+                break;
+            };
+            if bseq >= seq {
+                break;
+            }
+            let (at, glen) = (ep.last_reassem, bseq.saturating_sub(ep.last_reassem));
+            if glen > 0 {
+                self.gap(c, slot, at, glen);
+            }
+            let ep = &mut self.ep[slot];
+            ep.blocks.remove(0);
+            ep.last_reassem = ep.last_reassem.max(bup);
+            deliver_contiguous(ep);
+        }
+        let ep = &self.ep[slot];
+        if seq > ep.last_reassem {
+            let (at, glen) = (ep.last_reassem, seq - ep.last_reassem);
+            self.gap(c, slot, at, glen);
+        }
     }
 
     fn gap(&mut self, c: &mut Common, slot: usize, _at: u64, len: u64) {

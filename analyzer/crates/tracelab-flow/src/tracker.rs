@@ -16,7 +16,7 @@ use tracelab_decode::{ip_proto, Addr, PacketMeta};
 
 use crate::key::{uid, zeek_ports, FlowKey, FxBuild};
 use crate::metrics::TcpMetrics;
-use crate::record::{ConnRecord, ConnState, LoadBin};
+use crate::record::{ConnRecord, ConnState, LoadBin, RttRecord};
 use crate::tcp::{EpState, Tcp};
 use crate::TrackerConfig;
 
@@ -56,9 +56,41 @@ impl Common {
     }
 }
 
+/// A TCP connection's state, boxed: most of a connection's size, and
+/// only TCP has it.
+type TcpState = Box<(Tcp, TcpMetrics)>;
+
+/// Finished connections' TCP states kept for new ones (with the
+/// allocations of their outstanding-segment queues): a box and two queues
+/// per connection were allocated and freed otherwise. Bounded, so a burst
+/// of finishes does not hold memory for good.
+struct Spares(Vec<TcpState>);
+
+const MAX_SPARES: usize = 1024;
+
+impl Spares {
+    /// A fresh state for a connection starting at `start_ns`.
+    fn take(&mut self, start_ns: i64, cfg: &TrackerConfig) -> TcpState {
+        match self.0.pop() {
+            Some(mut t) => {
+                t.0 = Tcp::new(start_ns, cfg);
+                t.1.reuse();
+                t
+            }
+            None => Box::new((Tcp::new(start_ns, cfg), TcpMetrics::default())),
+        }
+    }
+
+    fn give(&mut self, t: TcpState) {
+        if self.0.len() < MAX_SPARES {
+            self.0.push(t);
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 enum Kind {
-    Tcp(Box<(Tcp, TcpMetrics)>),
+    Tcp(TcpState),
     /// UDP/ICMP payload bytes per slot; -1 = nothing sent (Zeek's
     /// UDP_INACTIVE).
     Datagram([i64; 2]),
@@ -202,6 +234,7 @@ pub struct Tracker {
     due: Vec<(FlowKey, i64)>,
     /// Scratch for the RTT medians of finishing connections.
     scratch: Vec<i64>,
+    spares: Spares,
 }
 
 impl Tracker {
@@ -214,6 +247,7 @@ impl Tracker {
             wheel: Wheel::new(),
             due: Vec::new(),
             scratch: Vec::new(),
+            spares: Spares(Vec::new()),
         }
     }
 
@@ -247,13 +281,12 @@ impl Tracker {
                 // Before its deadline no timer can fire: expired() would
                 // change nothing.
                 if (p.ts_ns >= conn.due && conn.expired(p.ts_ns, cfg)) || conn.is_reuse(p) {
-                    let new = Conn::new(key, swapped, ports, p, cfg, sp);
-                    let old = std::mem::replace(conn, new);
-                    out.push(old.finish(&mut self.scratch));
+                    let old = std::mem::replace(conn, Conn::new(key, swapped, ports, p, cfg, sp, &mut self.spares));
+                    old.finish(out, &mut self.scratch, &mut self.spares);
                 }
                 conn
             }
-            Entry::Vacant(e) => e.insert(Conn::new(key, swapped, ports, p, cfg, sp)),
+            Entry::Vacant(e) => e.insert(Conn::new(key, swapped, ports, p, cfg, sp, &mut self.spares)),
         };
         let slot = conn.slot_of(p, swapped);
         conn.packet(p, slot, cfg, sp);
@@ -306,9 +339,11 @@ impl Tracker {
 
     fn drain(&mut self, mut keys: Vec<(i64, FlowKey)>, out: &mut Vec<ConnRecord>) {
         keys.sort_unstable();
+        // One allocation, not a doubling (each a copy of every record so far).
+        out.reserve(keys.len());
         for (_, k) in keys {
             let conn = self.table.remove(&k).expect("listed");
-            out.push(conn.finish(&mut self.scratch));
+            conn.finish(out, &mut self.scratch, &mut self.spares);
         }
     }
 }
@@ -321,6 +356,7 @@ impl Conn {
         p: &PacketMeta,
         cfg: &TrackerConfig,
         ports: &ServerPorts,
+        spares: &mut Spares,
     ) -> Conn {
         let (kind, inactivity, flip) = match p.ip_proto {
             ip_proto::TCP => {
@@ -340,8 +376,7 @@ impl Conn {
                 }
                 // The TCP adapter starts with the UDP timeout; leaving the
                 // handshake switches to tcp_inactivity_timeout.
-                let t = Box::new((Tcp::new(p.ts_ns, cfg), TcpMetrics::default()));
-                (Kind::Tcp(t), cfg.udp_inactivity_timeout_ns, flip)
+                (Kind::Tcp(spares.take(p.ts_ns, cfg)), cfg.udp_inactivity_timeout_ns, flip)
             }
             ip_proto::UDP => {
                 let flip = ports.has(ip_proto::UDP, sp) && !ports.has(ip_proto::UDP, dp);
@@ -575,34 +610,27 @@ impl Conn {
         }
     }
 
-    /// `scratch`: reused for the RTT medians.
-    fn finish(self, scratch: &mut Vec<i64>) -> ConnRecord {
+    /// Appends this connection's record to `out`. The record is built in
+    /// its place in `out` (the TCP metrics fill in `rtt` and `transfer`
+    /// there) rather than assembled and moved: a record is ~700 bytes and
+    /// each move was a copy. `scratch`: reused for the RTT medians; the
+    /// TCP state goes to `spares`.
+    fn finish(self, out: &mut Vec<ConnRecord>, scratch: &mut Vec<i64>, spares: &mut Spares) {
         let state = self.conn_state();
         let orig = self.c.orig_slot;
         let resp = orig ^ 1;
         let duration = self.c.last_ns - self.start_ns;
-        let (sizes, rtt, transfer, hs, closed, each_way) = match self.kind {
+        let (sizes, hs, closed, each_way) = match &self.kind {
             Kind::Tcp(t) => {
-                let (tcp, mut m) = *t;
+                let (tcp, m) = &**t;
                 let sizes = (tcp.size(&self.c, true), tcp.size(&self.c, false));
-                let hs = m.handshake_complete(orig);
-                let each_way = m.data_each_way();
-                let closed = m.fin_or_rst;
-                let (rtt, dec) = m.finish(orig, self.start_ns, scratch);
-                (sizes, rtt, dec, hs, closed, each_way)
+                (sizes, m.handshake_complete(orig), m.fin_or_rst, m.data_each_way())
             }
-            Kind::Datagram(len) => (
-                (len[orig].max(0) as u64, len[resp].max(0) as u64),
-                Default::default(),
-                None,
-                false,
-                false,
-                false,
-            ),
-            Kind::Other => ((0, 0), Default::default(), None, false, false, false),
+            Kind::Datagram(len) => ((len[orig].max(0) as u64, len[resp].max(0) as u64), false, false, false),
+            Kind::Other => ((0, 0), false, false, false),
         };
         let has_duration = duration > 0;
-        ConnRecord {
+        out.push(ConnRecord {
             ts_ns: self.start_ns,
             uid: uid(self.start_ns, &self.key),
             orig_h: self.ends[orig].0,
@@ -624,8 +652,8 @@ impl Conn {
             last_ts_ns: self.c.last_ns,
             handshake_complete: hs,
             closed,
-            rtt,
-            transfer,
+            rtt: RttRecord::default(),
+            transfer: None,
             well_behaved: hs && each_way && closed,
             load_bins: self
                 .past_bins
@@ -639,6 +667,11 @@ impl Conn {
                     resp_pkts: b.pkts[resp],
                 })
                 .collect(),
+        });
+        if let Kind::Tcp(mut t) = self.kind {
+            let r = out.last_mut().expect("pushed above");
+            t.1.finish(orig, self.start_ns, scratch, &mut r.rtt, &mut r.transfer);
+            spares.give(t);
         }
     }
 }
