@@ -147,24 +147,25 @@ impl OutputWriters {
         self.partial.row().end_row();
         self.partial.flush_if_full()?;
         self.volumes.push(c)?;
-        let row = Some(row as i64);
+        // A connection side's samples share `conn` and `side`: appended a
+        // column at a time.
+        let row = row as i64;
         if let Some(t) = &c.transfer {
             for (side, s) in [("orig", &t.orig), ("resp", &t.resp)] {
-                for (i, w) in s.warmups_ns.iter().enumerate() {
-                    self.warmups.row().i64(row).label(Some(side)).i32(Some(i as i32)).f64(Some(*w as f64 / 1e9)).end_row();
-                    self.warmups.flush_if_full()?;
-                }
-                for (i, n) in s.train_sizes.iter().enumerate() {
-                    self.trains.row().i64(row).label(Some(side)).i32(Some(i as i32)).i64(Some(*n as i64)).end_row();
-                    self.trains.flush_if_full()?;
-                }
+                let w = &s.warmups_ns;
+                self.warmups.extend(w.len(), |r, at| {
+                    r.i64_all(row).label_all(side).i32_each(at.clone().map(|i| i as i32)).f64_each(w[at].iter().map(|&w| w as f64 / 1e9));
+                })?;
+                let n = &s.train_sizes;
+                self.trains.extend(n.len(), |r, at| {
+                    r.i64_all(row).label_all(side).i32_each(at.clone().map(|i| i as i32)).i64_each(n[at].iter().map(|&n| n as i64));
+                })?;
             }
         }
         for (side, samples) in [("orig", &c.rtt.data_ack_orig_samples), ("resp", &c.rtt.data_ack_resp_samples)] {
-            for s in samples {
-                self.rtts.row().i64(row).label(Some(side)).f64(Some(*s as f64 / 1e9)).end_row();
-                self.rtts.flush_if_full()?;
-            }
+            self.rtts.extend(samples.len(), |r, at| {
+                r.i64_all(row).label_all(side).f64_each(samples[at].iter().map(|&s| s as f64 / 1e9));
+            })?;
         }
         Ok(())
     }

@@ -4,6 +4,7 @@
 
 use std::fs::File;
 use std::io;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::column::{Column, Values};
@@ -145,6 +146,16 @@ impl TableBuilder {
         self.rows += 1;
     }
 
+    /// `n` rows without nulls, filled a column at a time: each column's
+    /// values go in with one kind check and one reservation, not one per
+    /// value. For runs of rows that share most values (a connection's
+    /// samples), through `ParquetTable::extend`, which splits them at row
+    /// group ends.
+    fn rows(&mut self, n: usize) -> Rows<'_> {
+        assert_eq!(self.cursor, 0, "rows start between rows");
+        Rows { t: self, n }
+    }
+
     pub fn len(&self) -> usize {
         self.rows
     }
@@ -157,6 +168,64 @@ impl TableBuilder {
     fn take_group(&mut self) -> (&mut [Column], usize) {
         assert_eq!(self.cursor, 0, "a row group ends between rows");
         (&mut self.columns, std::mem::take(&mut self.rows))
+    }
+}
+
+/// `TableBuilder::rows`: the columns in order, then `end()`, which checks
+/// that every column got its `n` values.
+pub struct Rows<'a> {
+    t: &'a mut TableBuilder,
+    n: usize,
+}
+
+impl Rows<'_> {
+    /// The same number in every row.
+    pub fn i64_all(&mut self, v: i64) -> &mut Self {
+        let n = self.n;
+        match &mut self.t.next().values {
+            Values::I64(b) => b.resize(b.len() + n, v),
+            _ => panic!("column {} is not i64", self.t.cursor - 1),
+        }
+        self
+    }
+    /// The same label in every row: interned once.
+    pub fn label_all(&mut self, v: &'static str) -> &mut Self {
+        let n = self.n;
+        match &mut self.t.next().values {
+            Values::Dict { keys, dict } => keys.resize(keys.len() + n, dict.intern_static(v)),
+            _ => panic!("column {} is not a label", self.t.cursor - 1),
+        }
+        self
+    }
+    pub fn i32_each(&mut self, v: impl ExactSizeIterator<Item = i32>) -> &mut Self {
+        assert_eq!(v.len(), self.n, "one value per row");
+        match &mut self.t.next().values {
+            Values::I32(b) => b.extend(v),
+            _ => panic!("column {} is not i32", self.t.cursor - 1),
+        }
+        self
+    }
+    pub fn i64_each(&mut self, v: impl ExactSizeIterator<Item = i64>) -> &mut Self {
+        assert_eq!(v.len(), self.n, "one value per row");
+        match &mut self.t.next().values {
+            Values::I64(b) => b.extend(v),
+            _ => panic!("column {} is not i64", self.t.cursor - 1),
+        }
+        self
+    }
+    pub fn f64_each(&mut self, v: impl ExactSizeIterator<Item = f64>) -> &mut Self {
+        assert_eq!(v.len(), self.n, "one value per row");
+        match &mut self.t.next().values {
+            Values::F64(b) => b.extend(v),
+            _ => panic!("column {} is not f64", self.t.cursor - 1),
+        }
+        self
+    }
+    fn end(self) {
+        let t = self.t;
+        assert_eq!(t.cursor, t.columns.len(), "rows filled {} of {} columns", t.cursor, t.columns.len());
+        t.cursor = 0;
+        t.rows += self.n;
     }
 }
 
@@ -200,6 +269,23 @@ impl ParquetTable {
             self.file.write_group(columns, rows)?;
         }
         Ok(())
+    }
+
+    /// Appends `n` rows without nulls, filled a column at a time by `fill`
+    /// (`TableBuilder::rows`), once per stretch that fits in the current
+    /// row group, with the stretch's range of `0..n`; row groups end where
+    /// row-by-row filling would end them.
+    pub fn extend(&mut self, n: usize, mut fill: impl FnMut(&mut Rows<'_>, Range<usize>)) -> io::Result<()> {
+        let mut at = 0;
+        while at < n {
+            self.flush_if_full()?;
+            let k = (self.group_rows - self.builder.len()).min(n - at);
+            let mut rows = self.builder.rows(k);
+            fill(&mut rows, at..at + k);
+            rows.end();
+            at += k;
+        }
+        self.flush_if_full()
     }
 
     /// Writes the last rows and the footer; returns the path and the row
