@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use tracelab_decode::{decode_into, ip_proto, Addr, PacketMeta, SkipReason};
 use tracelab_flow::{ConnRecord, Tracker, TrackerConfig, Uid};
-use tracelab_pcap::{FrameSource, ReadError};
+use tracelab_pcap::{FrameSource, ReadError, Source};
 
 use crate::hosts::HostTable;
 use crate::scope::{LocalNets, Scope};
@@ -278,10 +278,10 @@ impl Sink<'_> {
     }
 }
 
-fn open_source(cfg: &ProfileConfig) -> Result<Box<dyn FrameSource + Send>, ReadError> {
+fn open_source(cfg: &ProfileConfig) -> Result<Source<'static>, ReadError> {
     match cfg.reader {
         ReaderKind::Native => tracelab_pcap::open(&cfg.trace),
-        ReaderKind::Libpcap => Ok(Box::new(tracelab_pcap::libpcap::open(&cfg.trace)?)),
+        ReaderKind::Libpcap => tracelab_pcap::libpcap::open(&cfg.trace).map(Source::from),
     }
 }
 
