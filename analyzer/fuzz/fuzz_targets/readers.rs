@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tracelab_pcap::{from_reader, MAX_CAPLEN};
+use tracelab_pcap::{from_reader, FrameSource, MAX_CAPLEN};
 
 fuzz_target!(|input: &[u8]| {
     let Ok(mut src) = from_reader(input, "fuzz") else { return };

@@ -20,8 +20,8 @@ use std::thread;
 use std::time::Instant;
 
 use tracelab_decode::{decode_into, ip_proto, Addr, PacketMeta, SkipReason};
-use tracelab_flow::{ConnRecord, Tracker, TrackerConfig, Uid};
-use tracelab_pcap::{FrameSource, ReadError};
+use tracelab_flow::{ConnRecord, Seen, Tracker, TrackerConfig, Uid};
+use tracelab_pcap::{FrameSource, ReadError, Source};
 
 use crate::hosts::HostTable;
 use crate::scope::{LocalNets, Scope};
@@ -162,8 +162,13 @@ fn shard_loop(
         for msg in &batch {
             match msg {
                 Msg::Packet(p) => {
-                    let from_orig = tracker.process(p, &mut finished);
-                    sizes.add(p, from_orig, &local);
+                    let seen = tracker.process(p, &mut finished);
+                    // The scope is the connection's: derived on its first
+                    // packet, then kept in its tag.
+                    if *seen.tag == Seen::NEW {
+                        *seen.tag = Scope::of(&local, &p.src, &p.dst) as u8;
+                    }
+                    sizes.add(Scope::ALL[usize::from(*seen.tag)], seen.from_orig, p.ip_len);
                 }
                 &Msg::Advance(now) => {
                     tracker.advance(now, &mut finished);
@@ -278,10 +283,10 @@ impl Sink<'_> {
     }
 }
 
-fn open_source(cfg: &ProfileConfig) -> Result<Box<dyn FrameSource + Send>, ReadError> {
+fn open_source(cfg: &ProfileConfig) -> Result<Source<'static>, ReadError> {
     match cfg.reader {
         ReaderKind::Native => tracelab_pcap::open(&cfg.trace),
-        ReaderKind::Libpcap => Ok(Box::new(tracelab_pcap::libpcap::open(&cfg.trace)?)),
+        ReaderKind::Libpcap => tracelab_pcap::libpcap::open(&cfg.trace).map(Source::from),
     }
 }
 

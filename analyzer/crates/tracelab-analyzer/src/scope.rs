@@ -13,8 +13,10 @@ use tracelab_flow::MixBuild;
 /// are held in their IPv4-mapped form, like [`Addr`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cidr {
-    /// The network and its prefix mask over the 128-bit form, as integers:
-    /// membership is one XOR and one AND (it is asked for every packet).
+    /// The network and its prefix mask over the 128-bit form, as integers
+    /// of the bytes in memory order (`from_ne_bytes`): membership is one
+    /// XOR and one AND, with no byte swap of the address (it is asked twice
+    /// for every packet). Bitwise operations do not care about byte order.
     net: u128,
     mask: u128,
     prefix: u8,
@@ -22,7 +24,7 @@ pub struct Cidr {
 
 impl Cidr {
     pub fn contains(&self, a: &Addr) -> bool {
-        (u128::from_be_bytes(a.0) ^ self.net) & self.mask == 0
+        (u128::from_ne_bytes(a.0) ^ self.net) & self.mask == 0
     }
 }
 
@@ -48,14 +50,15 @@ impl FromStr for Cidr {
         let prefix = if ip.is_ipv4() { len + 96 } else { len };
         let mask = u128::MAX.checked_shl(128 - u32::from(prefix)).unwrap_or(0);
         // Host bits cleared, so `10.1.2.3/8` means 10.0.0.0/8.
-        let net = u128::from_be_bytes(Addr::from(ip).0) & mask;
+        let mask = u128::from_ne_bytes(mask.to_be_bytes());
+        let net = u128::from_ne_bytes(Addr::from(ip).0) & mask;
         Ok(Cidr { net, mask, prefix })
     }
 }
 
 impl fmt::Display for Cidr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let a = Addr(self.net.to_be_bytes());
+        let a = Addr(self.net.to_ne_bytes());
         let len = if a.is_v4() { self.prefix - 96 } else { self.prefix };
         write!(f, "{a}/{len}")
     }

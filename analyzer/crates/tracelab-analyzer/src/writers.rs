@@ -7,7 +7,6 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use tracelab_decode::PacketMeta;
 use tracelab_flow::ConnRecord;
 use tracelab_output::conn::{self, ConnContext, ConnText, CONN_COLUMNS, CONN_FINAL_COLUMNS};
 use tracelab_output::table::{Codec, Extended, Kind, ParquetTable};
@@ -31,10 +30,10 @@ impl SizeHistogram {
     pub fn new() -> SizeHistogram {
         SizeHistogram { counts: vec![0; 3 * 2 * SIZE_SLOTS] }
     }
-    pub fn add(&mut self, p: &PacketMeta, from_orig: bool, local: &LocalNets) {
-        let scope = Scope::of(local, &p.src, &p.dst) as usize;
+    pub fn add(&mut self, scope: Scope, from_orig: bool, ip_len: u32) {
+        let scope = scope as usize;
         let side = usize::from(!from_orig);
-        let len = p.ip_len.min(65_535) as usize;
+        let len = ip_len.min(65_535) as usize;
         self.counts[(scope * 2 + side) * SIZE_SLOTS + len] += 1;
     }
     pub fn merge(&mut self, other: &SizeHistogram) {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use tracelab_decode::{decode, decode_into, ip_proto, PacketMeta, SkipReason};
+use tracelab_pcap::FrameSource;
 
 #[path = "../../../test-support/shared_datasets.rs"]
 mod shared_datasets;

@@ -6,6 +6,7 @@ use std::cell::Cell;
 use std::path::Path;
 
 use tracelab_decode::decode;
+use tracelab_pcap::FrameSource;
 
 struct Counting;
 

@@ -13,7 +13,7 @@ use tracelab_decode::{ip_proto, Addr, PacketMeta};
 use crate::record::Uid;
 
 /// The bidirectional 5-tuple (plus Zeek's one-way ICMP flag).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Eq, PartialOrd, Ord)]
 pub(crate) struct FlowKey {
     pub a: Addr,
     pub pa: u16,
@@ -87,6 +87,25 @@ impl FlowKey {
     }
 }
 
+/// Equality as the table asks it on every lookup: the addresses as two
+/// 128-bit words and the rest as the one word the hash makes of it, combined
+/// without branches (the derive tests six fields one by one).
+impl PartialEq for FlowKey {
+    #[inline]
+    fn eq(&self, o: &FlowKey) -> bool {
+        let word = |a: &Addr| u128::from_ne_bytes(a.0);
+        (word(&self.a) == word(&o.a)) & (word(&self.b) == word(&o.b)) & (self.tail() == o.tail())
+    }
+}
+
+impl FlowKey {
+    /// Ports, protocol and the one-way flag in one word (the hash's fifth).
+    #[inline]
+    fn tail(&self) -> u64 {
+        (self.pa as u64) << 32 | (self.pb as u64) << 16 | (self.proto as u64) << 1 | self.one_way as u64
+    }
+}
+
 /// The table hash: five words, one multiply each with [`FxHasher`] (the
 /// derived impl feeds the addresses byte-slice-wise, several times slower).
 impl Hash for FlowKey {
@@ -96,12 +115,7 @@ impl Hash for FlowKey {
             h.write_u64(u64::from_le_bytes(hi.try_into().expect("8 bytes")));
             h.write_u64(u64::from_le_bytes(lo.try_into().expect("8 bytes")));
         }
-        h.write_u64(
-            (self.pa as u64) << 32
-                | (self.pb as u64) << 16
-                | (self.proto as u64) << 1
-                | self.one_way as u64,
-        );
+        h.write_u64(self.tail());
     }
 }
 
@@ -277,6 +291,38 @@ mod tests {
                     | key.one_way as u64,
             );
             assert_eq!(key.stable_hash(), splitmix64(h.finish()));
+        }
+    }
+
+    /// The word-wise equality is the field-wise one: a key equals its copy
+    /// and differs from it once any one field differs.
+    #[test]
+    fn equality_is_field_wise() {
+        let k = FlowKey {
+            a: Addr::v4([10, 0, 0, 1]),
+            pa: 1234,
+            b: Addr([0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9]),
+            pb: 443,
+            proto: 6,
+            one_way: false,
+        };
+        assert!(k == { k });
+        let mut a = k.a;
+        a.0[15] ^= 1;
+        let mut b = k.b;
+        b.0[0] ^= 0x80;
+        let changed = [
+            FlowKey { a, ..k },
+            FlowKey { b, ..k },
+            FlowKey { pa: 1235, ..k },
+            FlowKey { pb: 442, ..k },
+            FlowKey { proto: 17, ..k },
+            FlowKey { one_way: true, ..k },
+            // The ports swapped: same bits in the tail word, other places.
+            FlowKey { pa: 443, pb: 1234, ..k },
+        ];
+        for c in changed {
+            assert!(c != k, "{c:?}");
         }
     }
 

@@ -25,7 +25,7 @@ mod tracker;
 pub use key::{MixBuild, MixHasher};
 pub use metrics::{flight, rtt_a_b, theory_ns};
 pub use record::*;
-pub use tracker::Tracker;
+pub use tracker::{Seen, Tracker};
 
 use tracelab_decode::ip_proto;
 

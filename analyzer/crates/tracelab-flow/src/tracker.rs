@@ -128,6 +128,24 @@ struct Conn {
     /// Whether the first packet's key was swapped ([`FlowKey::oriented`]):
     /// a packet with the same flag comes from slot 0.
     first_swapped: bool,
+    /// The caller's byte ([`Seen::tag`]).
+    tag: u8,
+}
+
+/// What [`Tracker::process`] tells about a packet's connection.
+pub struct Seen<'a> {
+    /// The packet came from the connection's originator (as oriented after
+    /// this packet; a later role flip is not reflected).
+    pub from_orig: bool,
+    /// One byte the caller keeps per connection, [`Seen::NEW`] until it
+    /// writes it: a cache for what it derives from the connection's
+    /// endpoints, asked for every packet (the analyzer's scope).
+    pub tag: &'a mut u8,
+}
+
+impl Seen<'_> {
+    /// The tag of a connection the caller has not tagged yet.
+    pub const NEW: u8 = u8::MAX;
 }
 
 /// Wheel slots of one second each; deadlines further ahead share slots
@@ -266,9 +284,7 @@ impl Tracker {
     /// connection on the same 5-tuple); everything else waits for
     /// [`Tracker::advance`], so output does not depend on sharding.
     ///
-    /// Returns true when the packet came from the connection's originator
-    /// (as oriented after this packet; a later role flip is not reflected).
-    pub fn process(&mut self, p: &PacketMeta, out: &mut Vec<ConnRecord>) -> bool {
+    pub fn process(&mut self, p: &PacketMeta, out: &mut Vec<ConnRecord>) -> Seen<'_> {
         let ports = zeek_ports(p);
         let (key, swapped) = FlowKey::oriented(p, ports);
         let cfg = &self.cfg;
@@ -296,7 +312,7 @@ impl Tracker {
             conn.armed = deadline;
             self.wheel.insert(key, deadline, p.ts_ns);
         }
-        slot == conn.c.orig_slot
+        Seen { from_orig: slot == conn.c.orig_slot, tag: &mut conn.tag }
     }
 
     /// Network time reached `now_ns`: connections whose Zeek timers
@@ -428,6 +444,7 @@ impl Conn {
             armed: i64::MAX,
             due: i64::MIN,
             first_swapped: swapped,
+            tag: Seen::NEW,
         }
     }
 

@@ -3,7 +3,7 @@
 //! spec (ALGORITHMS.md §9.2–9.3).
 
 use tracelab_decode::{ip_proto, tcp_flags as F, Addr, PacketMeta, TcpMeta};
-use tracelab_flow::{flight, theory_ns, ConnRecord, ConnState, Tracker, TrackerConfig};
+use tracelab_flow::{flight, theory_ns, ConnRecord, ConnState, Seen, Tracker, TrackerConfig};
 
 const MS: i64 = 1_000_000;
 const C: [u8; 4] = [10, 0, 0, 1];
@@ -497,6 +497,28 @@ fn unanswered_syns_split_by_attempt_timer() {
         (r.history.as_str(), r.orig_pkts, r.duration_ns),
         ("S", 2, Some(3_000 * MS))
     );
+}
+
+/// The caller's tag belongs to one connection: kept across its packets
+/// (both directions), fresh for another 5-tuple and for a new connection
+/// that replaces a finished one on the same 5-tuple.
+#[test]
+fn tag_lives_with_its_connection() {
+    let mut t = Tracker::new(TrackerConfig::default());
+    let mut out = Vec::new();
+    let seen = t.process(&udp(0, (C, 1234), (S, 53), 10), &mut out);
+    assert!(seen.from_orig);
+    assert_eq!(*seen.tag, Seen::NEW);
+    *seen.tag = 7;
+    let seen = t.process(&udp(MS, (S, 53), (C, 1234), 10), &mut out);
+    assert!(!seen.from_orig);
+    assert_eq!(*seen.tag, 7);
+    let seen = t.process(&udp(2 * MS, (C, 1235), (S, 53), 10), &mut out);
+    assert_eq!(*seen.tag, Seen::NEW);
+    // Past UDP inactivity (60 s) the 5-tuple starts a new connection.
+    let seen = t.process(&udp(100_000 * MS, (C, 1234), (S, 53), 10), &mut out);
+    assert_eq!(*seen.tag, Seen::NEW);
+    assert_eq!(out.len(), 1);
 }
 
 #[test]

@@ -90,7 +90,7 @@ fn frame_counts_match_the_manifest() {
             panic!("{rel} is not in the MANIFEST");
         };
         let read = match tracelab_pcap::open(path) {
-            Ok(mut src) => drain(src.as_mut()),
+            Ok(mut src) => drain(&mut src),
             Err(e) => Read {
                 frames: Vec::new(),
                 error: Some(e),
@@ -135,7 +135,7 @@ fn pure_readers_agree_with_libpcap() {
     for path in traces(&root) {
         let rel = path.strip_prefix(&root).unwrap().display().to_string();
         let ours = match tracelab_pcap::open(&path) {
-            Ok(mut src) => drain(src.as_mut()),
+            Ok(mut src) => drain(&mut src),
             Err(e) => Read {
                 frames: Vec::new(),
                 error: Some(e),

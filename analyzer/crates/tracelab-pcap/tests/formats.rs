@@ -204,7 +204,7 @@ fn read_all(src: &mut dyn FrameSource) -> (Vec<Owned>, Option<ReadError>) {
 
 fn read_bytes(bytes: &[u8]) -> (Vec<Owned>, Option<ReadError>) {
     let mut src = from_reader(bytes, "mem").expect("header accepted");
-    let out = read_all(src.as_mut());
+    let out = read_all(&mut src);
     // (A gzip file's offsets count decompressed bytes.)
     if out.1.is_none() && !bytes.starts_with(&[0x1f, 0x8b]) {
         assert_eq!(
@@ -470,14 +470,14 @@ fn open_files_by_content_not_name() {
     std::fs::write(&plain, &p.bytes).unwrap();
     let mut src = tracelab_pcap::open(&plain).unwrap();
     assert_eq!(src.size_hint(), Some(p.bytes.len() as u64));
-    assert_eq!(read_all(src.as_mut()).0.len(), 1);
+    assert_eq!(read_all(&mut src).0.len(), 1);
 
     let gz = dir.join("capture.pcap.gz");
     std::fs::write(&gz, gzip(&p.bytes)).unwrap();
     let mut src = tracelab_pcap::open(&gz).unwrap();
     // Offsets count decompressed bytes: no on-disk size to compare them to.
     assert_eq!(src.size_hint(), None);
-    assert_eq!(read_all(src.as_mut()).0.len(), 1);
+    assert_eq!(read_all(&mut src).0.len(), 1);
     assert_eq!(src.offset(), p.bytes.len() as u64);
 
     let missing = dir.join("missing.pcap");

@@ -5,7 +5,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use tracelab_pcap::from_reader;
+use tracelab_pcap::{from_reader, FrameSource};
 
 struct Counting;
 

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use tracelab_decode::PacketMeta;
 use tracelab_flow::{ConnRecord, Tracker, TrackerConfig};
+use tracelab_pcap::FrameSource;
 
 /// `<repo>/../shared/datasets`, or `None` (the caller prints SKIPPED).
 pub fn datasets() -> Option<PathBuf> {
