@@ -25,7 +25,7 @@ use tracelab_pcap::{FrameSource, ReadError, Source};
 
 use crate::hosts::HostTable;
 use crate::scope::{LocalNets, Scope};
-use crate::spill::{LoadSpill, PairSpill};
+use crate::spill::LoadSpill;
 use crate::writers::{Composition, OutputWriters, SizeHistogram};
 use tracelab_output::table::Codec;
 
@@ -258,7 +258,6 @@ struct Sink<'a> {
     cfg: &'a ProfileConfig,
     writers: OutputWriters,
     hosts: HostTable,
-    pairs: PairSpill,
     load: LoadSpill,
     count: u64,
     /// First packet's time, for conn.log's `#open`.
@@ -274,7 +273,6 @@ impl Sink<'_> {
         *self.by_proto.entry(tracelab_output::conn::proto_name(c.ip_proto)).or_default() += 1;
         *self.by_state.entry(c.conn_state.name()).or_default() += 1;
         self.hosts.add(c, &self.cfg.local);
-        self.pairs.push(&c.orig_h, &c.resp_h)?;
         for b in &c.load_bins {
             self.load.push(b, scope, &c.orig_h, &c.resp_h)?;
         }
@@ -305,7 +303,6 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
         cfg,
         writers: OutputWriters::create(&cfg.out_dir, cfg.compression).map_err(io)?,
         hosts: HostTable::default(),
-        pairs: PairSpill::create(&cfg.out_dir).map_err(io)?,
         load: LoadSpill::create(&cfg.out_dir).map_err(io)?,
         count: 0,
         open_ns: 0,
@@ -413,10 +410,10 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
     }
     progress.finish(acc.frames, source.offset());
 
-    let Sink { writers, hosts, pairs, load, count, by_proto, by_state, .. } = sink;
+    let Sink { writers, hosts, load, count, by_proto, by_state, .. } = sink;
     let servers = hosts.servers(&cfg.servers);
     let (mut files, composition) =
-        writers.finish(&cfg.out_dir, &acc, &servers, &cfg.local, pairs, &sizes).map_err(io)?;
+        writers.finish(&cfg.out_dir, &acc, &servers, &cfg.local, &sizes).map_err(io)?;
     files.push(crate::writers::write_hosts(&cfg.out_dir, &hosts, &servers, &cfg.local, cfg.roles.as_deref(), cfg.compression).map_err(io)?);
     files.push(crate::writers::write_load(&cfg.out_dir, load, &servers, &cfg.local, cfg.bin_ns, cfg.compression).map_err(io)?);
     Ok(Profile {

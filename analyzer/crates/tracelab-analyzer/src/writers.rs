@@ -16,7 +16,7 @@ use crate::driver::{create_file, Accounting};
 use crate::hosts::HostTable;
 use crate::roles::RoleModel;
 use crate::scope::{Category, LocalNets, Scope, Servers};
-use crate::spill::{LoadSpill, PairSpill, VolumeSpill};
+use crate::spill::{ConnSpill, ConnTotals, LoadSpill};
 
 /// Packet counts per (scope, side, IP length): a fixed table, no
 /// allocation per packet. Side is the sender's role in its connection.
@@ -97,7 +97,7 @@ pub struct OutputWriters {
     text: ConnText,
     partial_path: PathBuf,
     partial: ParquetTable,
-    volumes: VolumeSpill,
+    conns: ConnSpill,
     warmups: ParquetTable,
     trains: ParquetTable,
     rtts: ParquetTable,
@@ -114,7 +114,7 @@ impl OutputWriters {
             text: ConnText::default(),
             partial: ParquetTable::create(&partial_path, CONN_COLUMNS, codec)?,
             partial_path,
-            volumes: VolumeSpill::create(dir)?,
+            conns: ConnSpill::create(dir)?,
             warmups: ParquetTable::create(&samples.join("warmups.parquet"), WARMUP_COLUMNS, codec)?,
             trains: ParquetTable::create(&samples.join("trains.parquet"), TRAIN_COLUMNS, codec)?,
             rtts: ParquetTable::create(&samples.join("rtt.parquet"), RTT_COLUMNS, codec)?,
@@ -145,7 +145,7 @@ impl OutputWriters {
         conn::push_conn(self.partial.row(), c, &ctx, &self.text);
         self.partial.row().end_row();
         self.partial.flush_if_full()?;
-        self.volumes.push(c)?;
+        self.conns.push(&ConnTotals::of(c))?;
         // A connection side's samples share `conn` and `side`: appended a
         // column at a time.
         let row = row as i64;
@@ -177,7 +177,6 @@ impl OutputWriters {
         acc: &Accounting,
         servers: &Servers,
         local: &LocalNets,
-        pairs: PairSpill,
         sizes: &SizeHistogram,
     ) -> io::Result<(Vec<PathBuf>, Composition)> {
         self.start_conn_log(acc.first_ts_ns.unwrap_or(0))?;
@@ -188,7 +187,7 @@ impl OutputWriters {
         for t in [self.warmups, self.trains, self.rtts] {
             files.push(t.close()?);
         }
-        let (path, composition) = add_category(dir, &self.partial_path, &groups, servers, local, pairs, self.volumes, self.codec)?;
+        let (path, composition) = add_category(dir, &self.partial_path, &groups, servers, local, self.conns, self.codec)?;
         files.push(path);
         fs::remove_file(&self.partial_path)?;
 
@@ -213,31 +212,28 @@ impl OutputWriters {
 /// Phase 2: connections.parquet = the partial table's row groups, copied
 /// as encoded bytes, each followed by the two columns that need the final
 /// server set, encoded here. The composition takes each connection's volumes
-/// from their spill, so nothing is decoded.
-#[allow(clippy::too_many_arguments)]
+/// from the connection spill, so nothing is decoded.
 fn add_category(
     dir: &Path,
     partial: &Path,
     groups: &[RowGroup],
     servers: &Servers,
     local: &LocalNets,
-    pairs: PairSpill,
-    volumes: VolumeSpill,
+    conns: ConnSpill,
     codec: Codec,
 ) -> io::Result<(PathBuf, Composition)> {
     let mut all = CONN_COLUMNS.to_vec();
     all.extend_from_slice(CONN_FINAL_COLUMNS);
     let path = dir.join("connections.parquet");
     let mut out = Extended::create(&path, &all, CONN_FINAL_COLUMNS.len(), partial, codec)?;
-    let mut pairs = pairs.into_reader()?;
-    let mut volumes = volumes.into_reader()?;
+    let mut conns = conns.into_reader()?;
     // Summed per (scope, category) in a fixed table, then handed over as
     // the map of the cells that had connections.
     let mut cells = [[CompositionCell::default(); Category::ALL.len()]; Scope::ALL.len()];
     for group in groups {
         for _ in 0..group.rows() {
-            let (o, r) = pairs.next_pair()?;
-            let v = volumes.next_volumes()?;
+            let v = conns.next_conn()?;
+            let (o, r) = (v.orig, v.resp);
             let category = servers.category(local, &o, &r);
             let orig_client = servers.orig_is_client(&o, &r);
             out.row().label(Some(category.name())).bool(Some(orig_client)).end_row();
