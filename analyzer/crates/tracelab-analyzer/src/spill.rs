@@ -139,17 +139,14 @@ impl ConnSpillReader {
     }
 }
 
-/// One row per (connection, load bin).
+/// One row per (connection, load bin): the bin with the connection's scope
+/// and hosts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LoadRow {
-    pub bin: i64,
+    pub bin: LoadBin,
     pub scope: Scope,
     pub orig: Addr,
     pub resp: Addr,
-    pub orig_ip_bytes: u64,
-    pub resp_ip_bytes: u64,
-    pub orig_pkts: u64,
-    pub resp_pkts: u64,
 }
 
 /// bin, scope, orig, resp, bytes and packets per side.
@@ -178,14 +175,16 @@ impl LoadSpill {
         let mut r = self.0.into_reader()?;
         while let Some(b) = r.next()? {
             f(LoadRow {
-                bin: u64_at(&b, 0) as i64,
+                bin: LoadBin {
+                    bin: u64_at(&b, 0) as i64,
+                    orig_ip_bytes: u64_at(&b, 41),
+                    resp_ip_bytes: u64_at(&b, 49),
+                    orig_pkts: u64_at(&b, 57),
+                    resp_pkts: u64_at(&b, 65),
+                },
                 scope: Scope::ALL[b[8] as usize],
                 orig: addr_at(&b, 9),
                 resp: addr_at(&b, 25),
-                orig_ip_bytes: u64_at(&b, 41),
-                resp_ip_bytes: u64_at(&b, 49),
-                orig_pkts: u64_at(&b, 57),
-                resp_pkts: u64_at(&b, 65),
             });
         }
         Ok(())
@@ -227,16 +226,7 @@ mod tests {
             let bin = LoadBin { bin: i as i64 - 500, orig_ip_bytes: i, resp_ip_bytes: 2 * i, orig_pkts: 3 * i, resp_pkts: 4 * i };
             let scope = Scope::ALL[i as usize % Scope::ALL.len()];
             load.push(&bin, scope, &c.orig, &c.resp).unwrap();
-            want_load.push(LoadRow {
-                bin: bin.bin,
-                scope,
-                orig: c.orig,
-                resp: c.resp,
-                orig_ip_bytes: bin.orig_ip_bytes,
-                resp_ip_bytes: bin.resp_ip_bytes,
-                orig_pkts: bin.orig_pkts,
-                resp_pkts: bin.resp_pkts,
-            });
+            want_load.push(LoadRow { bin, scope, orig: c.orig, resp: c.resp });
         }
         let mut r = conns.into_reader().unwrap();
         for want in &want_conns {

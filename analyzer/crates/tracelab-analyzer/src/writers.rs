@@ -341,13 +341,13 @@ pub fn write_load(
     let mut cells: BTreeMap<(i64, Scope, Category), LoadCell> = BTreeMap::new();
     load.drain(|row| {
         let cat = servers.category(local, &row.orig, &row.resp);
-        let cell = cells.entry((row.bin, row.scope, cat)).or_default();
-        cell.bytes += row.orig_ip_bytes + row.resp_ip_bytes;
-        cell.pkts += row.orig_pkts + row.resp_pkts;
+        let cell = cells.entry((row.bin.bin, row.scope, cat)).or_default();
+        cell.bytes += row.bin.orig_ip_bytes + row.bin.resp_ip_bytes;
+        cell.pkts += row.bin.orig_pkts + row.bin.resp_pkts;
         let (up, down) = if servers.orig_is_client(&row.orig, &row.resp) {
-            (row.orig_ip_bytes, row.resp_ip_bytes)
+            (row.bin.orig_ip_bytes, row.bin.resp_ip_bytes)
         } else {
-            (row.resp_ip_bytes, row.orig_ip_bytes)
+            (row.bin.resp_ip_bytes, row.bin.orig_ip_bytes)
         };
         cell.upload += up;
         cell.download += down;
