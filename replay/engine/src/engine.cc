@@ -510,19 +510,20 @@ struct Engine::Impl {
 
   // ------------------------------------------------------------ loop
 
+  // One node: its deliveries are already in time order.
+  void flush_one_node(Ring<Delivery>& d, Time upto) {
+    while (!d.empty() && d.front().at <= upto) {
+      const Delivery f = d.pop();
+      deliver(f.slot, 0, f.at);
+    }
+  }
+
   // Deliveries change nothing but the metrics, so rather than being events
   // of their own they are flushed, in time order, before the first event
   // that is later than them: the same order as processing them first at
   // equal times, without a trip through the loop per packet.
   void flush_deliveries(Time upto) {
-    if (nodes.size() == 1) {  // one node: its deliveries are already in time order
-      Ring<Delivery>& d = nodes[0]->delivering;
-      while (!d.empty() && d.front().at <= upto) {
-        const Delivery f = d.pop();
-        deliver(f.slot, 0, f.at);
-      }
-      return;
-    }
+    if (nodes.size() == 1) return flush_one_node(nodes[0]->delivering, upto);
     for (;;) {
       Node* first = nullptr;
       uint32_t k_first = 0;
@@ -588,23 +589,17 @@ struct Engine::Impl {
   [[gnu::flatten]] Time loop_single() {
     Node& n = *nodes[0];
     Ring<Delivery>& out = n.delivering;
-    const auto flush = [&](Time upto) {
-      while (!out.empty() && out.front().at <= upto) {
-        const Delivery f = out.pop();
-        deliver(f.slot, 0, f.at);
-      }
-    };
     Time now = 0;
     for (;;) {
       const Time source = source_at[0];
       const bool is_pull = n.pull_at <= source;
       const Time best = is_pull ? n.pull_at : source;
       if (best == kNever || best > cfg.until) {
-        flush(cfg.until);  // kNever: all of them
+        flush_one_node(out, cfg.until);  // kNever: all of them
         return cfg.until != kNever ? cfg.until : std::max(now, last_delivery);
       }
       if (best < now) throw std::logic_error("event in the past: a source or core went back in time");
-      flush(best);
+      flush_one_node(out, best);
       now = best;
       if (is_pull) {
         pull<Core, Lean>(0, now);
