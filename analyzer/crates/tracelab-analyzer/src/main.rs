@@ -14,6 +14,9 @@ use tracelab_decode::Addr;
 use tracelab_flow::TrackerConfig;
 use tracelab_output::table::Codec;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const EXAMPLES: &str = "\
 Examples:
   tracelab-analyzer datasets/real/pcapplusplus-example.pcap --local 10.0.0.0/8 -o out/example
