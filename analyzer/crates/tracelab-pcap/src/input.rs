@@ -75,8 +75,15 @@ impl<R: Read> Input<R> {
         Ok(())
     }
 
+    /// The unconsumed bytes already buffered (no read).
+    #[inline(always)]
+    pub(crate) fn peek(&self) -> &[u8] {
+        &self.buf[self.start..self.end]
+    }
+
     /// Consumes `n` bytes made available by [`Input::fill`] and lends them
     /// until the next call.
+    #[inline(always)]
     pub(crate) fn take(&mut self, n: usize) -> &[u8] {
         let at = self.start;
         assert!(n <= self.end - at, "take beyond what fill made available");

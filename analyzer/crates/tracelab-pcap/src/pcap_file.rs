@@ -40,6 +40,16 @@ impl Format {
         }
     }
 
+    /// A record's fraction of a second in nanoseconds. Both fields are
+    /// unsigned (pcap spec; Wireshark agrees). libpcap reads them as signed
+    /// 32-bit, so the two differ only on seconds past 2038 and on invalid
+    /// fractions >= 2^31. An out-of-range fraction (>= 1 s) is not
+    /// normalised away, only carried over.
+    #[inline(always)]
+    fn frac_ns(&self, frac: u32) -> i64 {
+        i64::from(frac) * if self.nanos { 1 } else { 1000 }
+    }
+
     fn u32(&self, b: [u8; 4]) -> u32 {
         if self.big_endian {
             u32::from_be_bytes(b)
@@ -125,8 +135,36 @@ impl<R: Read> PcapReader<R> {
     }
 }
 
-impl<R: Read> FrameSource for PcapReader<R> {
-    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, ReadError> {
+impl<R: Read> PcapReader<R> {
+    /// The header fields of the next record when the whole record is
+    /// already in the buffer (nearly every record): then the frame needs no
+    /// refill test and no header copy.
+    #[inline(always)]
+    fn buffered_header(&self) -> Option<[u32; 4]> {
+        let (h, rest) = self.input.peek().split_first_chunk::<16>()?;
+        let header = self.format.record_header(h);
+        let cap_len = header[2];
+        (!self.done && cap_len <= MAX_CAPLEN && rest.len() >= cap_len as usize).then_some(header)
+    }
+
+    /// Consumes the record with this `header`, whole in the buffer, and
+    /// lends its frame (never copied).
+    #[inline(always)]
+    fn frame(&mut self, [sec, frac, cap_len, wire_len]: [u32; 4]) -> Frame<'_> {
+        // A record longer than the snaplen is cut to it, exactly as libpcap
+        // (and so Zeek) reads it: the header's snaplen is what the capture
+        // promised, and the reference reader must see the same frames.
+        let kept = cap_len.min(self.snaplen);
+        let ts_ns = i64::from(sec) * 1_000_000_000 + self.format.frac_ns(frac);
+        let data = &self.input.take(16 + cap_len as usize)[16..16 + kept as usize];
+        Frame { ts_ns, cap_len: kept, wire_len, link_type: self.link_type, interface: 0, data }
+    }
+
+    /// Every record the buffer does not hold whole: refills, the end of the
+    /// file, and the errors.
+    #[cold]
+    #[inline(never)]
+    fn next_frame_slow(&mut self) -> Result<Option<Frame<'_>>, ReadError> {
         if self.done {
             return Ok(None);
         }
@@ -146,8 +184,8 @@ impl<R: Read> FrameSource for PcapReader<R> {
                 return Err(self.fail(start, format!("truncated record header ({n} of 16 bytes)")))
             }
         };
-        let f = self.format;
-        let [sec, frac, cap_len, wire_len] = f.record_header(&h);
+        let header = self.format.record_header(&h);
+        let cap_len = header[2];
         if cap_len > MAX_CAPLEN {
             return Err(self.fail(
                 start,
@@ -155,7 +193,7 @@ impl<R: Read> FrameSource for PcapReader<R> {
             ));
         }
         // The whole record is lent from the input's buffer (it always fits:
-        // cap_len <= MAX_CAPLEN), so the frame is never copied.
+        // cap_len <= MAX_CAPLEN).
         let record = 16 + cap_len as usize;
         let have = match self.input.fill(record) {
             Ok(b) => b.len(),
@@ -168,29 +206,17 @@ impl<R: Read> FrameSource for PcapReader<R> {
                 format!("truncated record ({have} of {cap_len} captured bytes)"),
             ));
         }
-        // A record longer than the snaplen is cut to it, exactly as libpcap
-        // (and so Zeek) reads it: the header's snaplen is what the capture
-        // promised, and the reference reader must see the same frames.
-        let kept = cap_len.min(self.snaplen);
-        // Both fields are unsigned (pcap spec; Wireshark agrees). libpcap
-        // reads them as signed 32-bit, so the two differ only on seconds
-        // past 2038 and on invalid fractions >= 2^31. An out-of-range
-        // fraction (>= 1 s) is not normalised away, only carried over.
-        let frac_ns = if f.nanos {
-            i64::from(frac)
-        } else {
-            i64::from(frac) * 1000
-        };
-        let ts_ns = i64::from(sec) * 1_000_000_000 + frac_ns;
-        let data = &self.input.take(record)[16..16 + kept as usize];
-        Ok(Some(Frame {
-            ts_ns,
-            cap_len: kept,
-            wire_len,
-            link_type: self.link_type,
-            interface: 0,
-            data,
-        }))
+        Ok(Some(self.frame(header)))
+    }
+}
+
+impl<R: Read> FrameSource for PcapReader<R> {
+    #[inline]
+    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, ReadError> {
+        match self.buffered_header() {
+            Some(header) => Ok(Some(self.frame(header))),
+            None => self.next_frame_slow(),
+        }
     }
 
     fn offset(&self) -> u64 {
