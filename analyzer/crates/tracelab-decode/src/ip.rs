@@ -25,7 +25,7 @@
 use crate::SkipReason::{
     self, BadIpHeader, BadTcpHeader, BadUdpHeader, IpFragment, Ipv6ExtensionLimit, Truncated,
 };
-use crate::{ip_proto, Addr, PacketMeta, TcpMeta};
+use crate::{ip_proto, tcp_flags, Addr, PacketMeta, TcpMeta};
 
 /// Extension headers in one IPv6 packet.
 const MAX_IPV6_EXTENSION_HEADERS: usize = 8;
@@ -203,9 +203,12 @@ fn transport(
                 header_len: header_len as u16,
                 ..TcpMeta::default()
             };
-            // Options as far as they were captured.
-            if let Some(options) = seg.get(20..header_len.min(seg.len())) {
-                tcp_options(options, &mut m.tcp);
+            // Options as far as they were captured, of SYN segments only
+            // (see `TcpMeta::mss`).
+            if t[13] & tcp_flags::SYN != 0 {
+                if let Some(options) = seg.get(20..header_len.min(seg.len())) {
+                    tcp_options(options, &mut m.tcp);
+                }
             }
             m.payload_len = (claimed - header_len) as u32;
             m.payload_captured = seg.len().saturating_sub(header_len) as u32;

@@ -101,10 +101,15 @@ pub struct TcpMeta {
     pub window: u16,
     /// Header length in bytes (data offset * 4).
     pub header_len: u16,
-    /// MSS option if present (0 otherwise).
+    /// MSS option of a SYN segment if present (0 otherwise). The three
+    /// options are read from SYN segments only: that is the only place they
+    /// are defined (RFC 9293 §3.7.1, RFC 7323 §2.2, RFC 2018 §2), and a
+    /// receiver ignores them elsewhere; the option walk would otherwise run
+    /// on every segment carrying timestamps.
     pub mss: u16,
-    /// Window-scale shift if present (`None` otherwise).
+    /// Window-scale shift of a SYN segment if present (`None` otherwise).
     pub wscale: Option<u8>,
+    /// SACK-permitted option present on a SYN segment.
     pub sack_permitted: bool,
 }
 

@@ -182,6 +182,21 @@ fn ethernet_padding_is_not_payload() {
     assert_eq!(m.tcp.wscale, None);
 }
 
+/// MSS, window scale and SACK-permitted are SYN options (RFC 9293, 7323,
+/// 2018): on any other segment they are not read.
+#[test]
+fn syn_options_only_on_syn_segments() {
+    for (flags, want) in [
+        (tcp_flags::SYN | tcp_flags::ACK, (1460, Some(7), true)),
+        (tcp_flags::ACK, (0, None, false)),
+        (tcp_flags::ACK | tcp_flags::PSH, (0, None, false)),
+    ] {
+        let m = ok(linktype::RAW, &ipv4(6, &tcp(40000, 80, flags, &syn_options(), b"x")));
+        assert_eq!((m.tcp.mss, m.tcp.wscale, m.tcp.sack_permitted), want, "flags {flags:#x}");
+        assert_eq!((m.tcp.header_len, m.payload_len), (44, 1));
+    }
+}
+
 #[test]
 fn vlan_qinq_and_triple_tags() {
     let ip = ipv4(17, &udp(53, 5353, b"abcd"));
