@@ -332,8 +332,8 @@ impl TcpMetrics {
         self.side[0].data_pkts > 0 && self.side[1].data_pkts > 0
     }
 
-    /// Finishes the metrics with `orig_slot` as A (the initiator) into a
-    /// record's `rtt` and `transfer` (written in place: see `Conn::finish`).
+    /// Finishes the metrics with `orig_slot` as A (the initiator) into
+    /// `rtt` (default on entry) and `transfer` (`None` on entry).
     pub fn finish(
         &mut self,
         orig_slot: usize,
