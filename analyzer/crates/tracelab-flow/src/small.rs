@@ -28,25 +28,28 @@ impl<T: Copy + Default, const N: usize> Default for List<T, N> {
 }
 
 impl<T: Copy + Default, const N: usize> List<T, N> {
-    /// Inlined (it runs per DATA-ACK sample); the heap side is out of line.
+    /// Inlined (it runs per DATA-ACK sample), the heap push too (RTT
+    /// samples have a long tail: in the 300 k-packet tcpmix trace a third
+    /// of the pushes land there); only the move to the heap is out of line.
     #[inline]
     pub fn push(&mut self, v: T) {
         if self.len < N {
             self.inline[self.len] = v;
-            self.len += 1;
+        } else if self.len > N {
+            self.heap.push(v);
         } else {
-            self.push_on_heap(v);
+            self.move_to_heap(v);
         }
+        self.len += 1;
     }
 
+    /// Room for 4N items at once: lists that outgrow N are the long ones,
+    /// and each growth is a reallocation and a copy.
     #[cold]
-    fn push_on_heap(&mut self, v: T) {
-        if self.len == N {
-            self.heap.reserve(2 * N.max(1));
-            self.heap.extend_from_slice(&self.inline);
-        }
+    fn move_to_heap(&mut self, v: T) {
+        self.heap.reserve(4 * N.max(1));
+        self.heap.extend_from_slice(&self.inline);
         self.heap.push(v);
-        self.len += 1;
     }
 
     pub fn as_slice(&self) -> &[T] {
@@ -104,13 +107,14 @@ mod tests {
     fn keeps_order_across_the_move_to_the_heap() {
         let mut l: List<u32, 3> = List::default();
         assert!(l.is_empty());
-        for i in 0..10 {
+        // Past N, and past the 4N reserved when the items move.
+        for i in 0..40 {
             l.push(i * 7);
             let want: Vec<u32> = (0..=i).map(|x| x * 7).collect();
             assert_eq!(l.to_vec(), want);
             assert_eq!(l.len(), want.len());
         }
-        let mut same: List<u32, 3> = (0..10).map(|x| x * 7).collect();
+        let mut same: List<u32, 3> = (0..40).map(|x| x * 7).collect();
         assert_eq!(l, same);
         same.push(1);
         assert_ne!(l, same);
