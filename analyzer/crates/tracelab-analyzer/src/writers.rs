@@ -296,7 +296,7 @@ pub fn write_hosts(
         let total = h.bytes_internal + h.bytes_external;
         conn::push_addr(&mut text, &addr);
         t.row()
-            .str(Some(&text))
+            .id(Some(text.as_bytes()))
             .bool(Some(local.is_local(&addr)))
             .bool(Some(servers.is_server(&addr)))
             .i64(Some(h.incnx as i64))

@@ -133,10 +133,10 @@ pub fn rtt_data_ack_ns(c: &ConnRecord) -> Option<f64> {
 /// `text` holds the record's addresses, formatted once by `ConnText::fill`.
 pub fn push_conn(t: &mut TableBuilder, c: &ConnRecord, ctx: &ConnContext, text: &ConnText) {
     t.f64(Some(secs(c.ts_ns)))
-        .str(Some(c.uid.as_str()))
-        .str(Some(&text.orig_h))
+        .id(Some(c.uid.as_str().as_bytes()))
+        .id(Some(text.orig_h.as_bytes()))
         .i32(Some(c.orig_p as i32))
-        .str(Some(&text.resp_h))
+        .id(Some(text.resp_h.as_bytes()))
         .i32(Some(c.resp_p as i32))
         .label(Some(proto_name(c.ip_proto)))
         .i32(Some(c.ip_proto as i32))

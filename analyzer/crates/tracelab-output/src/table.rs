@@ -7,7 +7,7 @@ use std::io;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::column::{Column, Values};
+use crate::column::{Columns, PerKind};
 use crate::file::{FileWriter, RowGroup};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,73 +46,90 @@ impl Codec {
 }
 
 /// Rows are appended with the typed calls in column order, then
-/// `end_row()`, which checks that every column got a value.
+/// `end_row()`, which checks that every column got a value. Each call goes
+/// to the next column of its kind (the k-th `f64()` of a row to the table's
+/// k-th F64 column), so a value reaches its vector with no check of the
+/// kind: a value can only land in a column of its own kind, and `end_row`
+/// checks that a row filled every column of every kind once.
 pub struct TableBuilder {
-    columns: Vec<Column>,
-    cursor: usize,
+    columns: Columns,
+    /// The columns of each kind filled in this row.
+    cursor: PerKind,
+    /// The columns of each kind.
+    kinds: PerKind,
     rows: usize,
 }
 
 impl TableBuilder {
     /// A builder with room for `rows` rows before its vectors grow.
     pub fn new(columns: &[(&str, Kind)], rows: usize) -> TableBuilder {
-        TableBuilder { columns: columns.iter().map(|(_, k)| Column::new(*k, rows)).collect(), cursor: 0, rows: 0 }
-    }
-
-    #[inline]
-    fn next(&mut self) -> &mut Column {
-        let c = &mut self.columns[self.cursor];
-        self.cursor += 1;
-        c
+        let columns = Columns::new(columns.iter().map(|&(_, k)| k), rows);
+        TableBuilder { kinds: columns.per_kind(), columns, cursor: PerKind::default(), rows: 0 }
     }
 
     #[inline]
     pub fn f64(&mut self, v: Option<f64>) -> &mut Self {
-        let row = self.rows;
-        let c = self.next();
-        match (c.mark(v, row), &mut c.values) {
-            (Some(v), Values::F64(b)) => b.push(v),
-            (None, Values::F64(_)) => {}
-            _ => panic!("column {} is not f64", self.cursor - 1),
+        let c = &mut self.columns.f64s[self.cursor.f64];
+        self.cursor.f64 += 1;
+        match v {
+            Some(v) => c.values.push(v),
+            None => c.null(self.rows),
         }
         self
     }
     #[inline]
     pub fn i64(&mut self, v: Option<i64>) -> &mut Self {
-        let row = self.rows;
-        let c = self.next();
-        match (c.mark(v, row), &mut c.values) {
-            (Some(v), Values::I64(b)) => b.push(v),
-            (None, Values::I64(_)) => {}
-            _ => panic!("column {} is not i64", self.cursor - 1),
+        let c = &mut self.columns.i64s[self.cursor.i64];
+        self.cursor.i64 += 1;
+        match v {
+            Some(v) => c.values.push(v),
+            None => c.null(self.rows),
         }
         self
     }
     #[inline]
     pub fn i32(&mut self, v: Option<i32>) -> &mut Self {
-        let row = self.rows;
-        let c = self.next();
-        match (c.mark(v, row), &mut c.values) {
-            (Some(v), Values::I32(b)) => b.push(v),
-            (None, Values::I32(_)) => {}
-            _ => panic!("column {} is not i32", self.cursor - 1),
+        let c = &mut self.columns.i32s[self.cursor.i32];
+        self.cursor.i32 += 1;
+        match v {
+            Some(v) => c.values.push(v),
+            None => c.null(self.rows),
         }
         self
     }
-    /// A string: a label (`Kind::Str`) or an id (`Kind::Id`).
+    #[inline]
+    pub fn bool(&mut self, v: Option<bool>) -> &mut Self {
+        let c = &mut self.columns.bools[self.cursor.bool];
+        self.cursor.bool += 1;
+        match v {
+            Some(v) => c.values.push(v),
+            None => c.null(self.rows),
+        }
+        self
+    }
+    /// A string nearly unique per row (`Kind::Id`).
+    #[inline]
+    pub fn id(&mut self, v: Option<&[u8]>) -> &mut Self {
+        let c = &mut self.columns.ids[self.cursor.id];
+        self.cursor.id += 1;
+        match v {
+            Some(v) => {
+                let len = u32::try_from(v.len()).expect("a string is shorter than 4 GiB");
+                c.values.0.extend_from_slice(&len.to_le_bytes());
+                c.values.0.extend_from_slice(v);
+            }
+            None => c.null(self.rows),
+        }
+        self
+    }
+    /// A label (`Kind::Str`), interned by its content.
     #[inline]
     pub fn str(&mut self, v: Option<&str>) -> &mut Self {
-        let row = self.rows;
-        let c = self.next();
-        match (c.mark(v, row), &mut c.values) {
-            (Some(v), Values::Plain(b)) => {
-                let len = u32::try_from(v.len()).expect("a string is shorter than 4 GiB");
-                b.extend_from_slice(&len.to_le_bytes());
-                b.extend_from_slice(v.as_bytes());
-            }
-            (Some(v), Values::Dict { keys, dict }) => keys.push(dict.intern(v.as_bytes())),
-            (None, Values::Plain(_) | Values::Dict { .. }) => {}
-            _ => panic!("column {} is not a string", self.cursor - 1),
+        let c = &mut self.columns.labels[self.cursor.label];
+        self.cursor.label += 1;
+        match v {
+            Some(v) => c.values.keys.push(c.values.dict.intern(v.as_bytes())),
+            None => c.null(self.rows),
         }
         self
     }
@@ -120,39 +137,26 @@ impl TableBuilder {
     /// column has seen it lately.
     #[inline(always)]
     pub fn label(&mut self, v: Option<&'static str>) -> &mut Self {
-        let row = self.rows;
-        let c = self.next();
-        match (c.mark(v, row), &mut c.values) {
-            (Some(v), Values::Dict { keys, dict }) => keys.push(dict.intern_static(v)),
-            (None, Values::Dict { .. }) => {}
-            _ => panic!("column {} is not a label", self.cursor - 1),
-        }
-        self
-    }
-    #[inline]
-    pub fn bool(&mut self, v: Option<bool>) -> &mut Self {
-        let row = self.rows;
-        let c = self.next();
-        match (c.mark(v, row), &mut c.values) {
-            (Some(v), Values::Bool(b)) => b.push(v),
-            (None, Values::Bool(_)) => {}
-            _ => panic!("column {} is not bool", self.cursor - 1),
+        let c = &mut self.columns.labels[self.cursor.label];
+        self.cursor.label += 1;
+        match v {
+            Some(v) => c.values.keys.push(c.values.dict.intern_static(v)),
+            None => c.null(self.rows),
         }
         self
     }
     pub fn end_row(&mut self) {
-        assert_eq!(self.cursor, self.columns.len(), "row filled {} of {} columns", self.cursor, self.columns.len());
-        self.cursor = 0;
+        assert_eq!(self.cursor, self.kinds, "a row fills every column once");
+        self.cursor = PerKind::default();
         self.rows += 1;
     }
 
     /// `n` rows without nulls, filled a column at a time: each column's
-    /// values go in with one kind check and one reservation, not one per
-    /// value. For runs of rows that share most values (a connection's
-    /// samples), through `ParquetTable::extend`, which splits them at row
-    /// group ends.
+    /// values go in with one reservation, not one per value. For runs of
+    /// rows that share most values (a connection's samples), through
+    /// `ParquetTable::extend`, which splits them at row group ends.
     fn rows(&mut self, n: usize) -> Rows<'_> {
-        assert_eq!(self.cursor, 0, "rows start between rows");
+        assert_eq!(self.cursor, PerKind::default(), "rows start between rows");
         Rows { t: self, n }
     }
 
@@ -165,14 +169,15 @@ impl TableBuilder {
 
     /// The columns and their row count, for writing (which empties them);
     /// only between rows.
-    fn take_group(&mut self) -> (&mut [Column], usize) {
-        assert_eq!(self.cursor, 0, "a row group ends between rows");
+    fn take_group(&mut self) -> (&mut Columns, usize) {
+        assert_eq!(self.cursor, PerKind::default(), "a row group ends between rows");
         (&mut self.columns, std::mem::take(&mut self.rows))
     }
 }
 
-/// `TableBuilder::rows`: the columns in order, then `end()`, which checks
-/// that every column got its `n` values.
+/// `TableBuilder::rows`: the columns in order (each call to the next column
+/// of its kind, as for rows), then `end()`, which checks that every column
+/// got its `n` values.
 pub struct Rows<'a> {
     t: &'a mut TableBuilder,
     n: usize,
@@ -181,50 +186,41 @@ pub struct Rows<'a> {
 impl Rows<'_> {
     /// The same number in every row.
     pub fn i64_all(&mut self, v: i64) -> &mut Self {
-        let n = self.n;
-        match &mut self.t.next().values {
-            Values::I64(b) => b.resize(b.len() + n, v),
-            _ => panic!("column {} is not i64", self.t.cursor - 1),
-        }
+        let b = &mut self.t.columns.i64s[self.t.cursor.i64].values;
+        self.t.cursor.i64 += 1;
+        b.resize(b.len() + self.n, v);
         self
     }
     /// The same label in every row: interned once.
     pub fn label_all(&mut self, v: &'static str) -> &mut Self {
-        let n = self.n;
-        match &mut self.t.next().values {
-            Values::Dict { keys, dict } => keys.resize(keys.len() + n, dict.intern_static(v)),
-            _ => panic!("column {} is not a label", self.t.cursor - 1),
-        }
+        let d = &mut self.t.columns.labels[self.t.cursor.label].values;
+        self.t.cursor.label += 1;
+        let key = d.dict.intern_static(v);
+        d.keys.resize(d.keys.len() + self.n, key);
         self
     }
     pub fn i32_each(&mut self, v: impl ExactSizeIterator<Item = i32>) -> &mut Self {
         assert_eq!(v.len(), self.n, "one value per row");
-        match &mut self.t.next().values {
-            Values::I32(b) => b.extend(v),
-            _ => panic!("column {} is not i32", self.t.cursor - 1),
-        }
+        self.t.columns.i32s[self.t.cursor.i32].values.extend(v);
+        self.t.cursor.i32 += 1;
         self
     }
     pub fn i64_each(&mut self, v: impl ExactSizeIterator<Item = i64>) -> &mut Self {
         assert_eq!(v.len(), self.n, "one value per row");
-        match &mut self.t.next().values {
-            Values::I64(b) => b.extend(v),
-            _ => panic!("column {} is not i64", self.t.cursor - 1),
-        }
+        self.t.columns.i64s[self.t.cursor.i64].values.extend(v);
+        self.t.cursor.i64 += 1;
         self
     }
     pub fn f64_each(&mut self, v: impl ExactSizeIterator<Item = f64>) -> &mut Self {
         assert_eq!(v.len(), self.n, "one value per row");
-        match &mut self.t.next().values {
-            Values::F64(b) => b.extend(v),
-            _ => panic!("column {} is not f64", self.t.cursor - 1),
-        }
+        self.t.columns.f64s[self.t.cursor.f64].values.extend(v);
+        self.t.cursor.f64 += 1;
         self
     }
     fn end(self) {
         let t = self.t;
-        assert_eq!(t.cursor, t.columns.len(), "rows filled {} of {} columns", t.cursor, t.columns.len());
-        t.cursor = 0;
+        assert_eq!(t.cursor, t.kinds, "rows fill every column once");
+        t.cursor = PerKind::default();
         t.rows += self.n;
     }
 }

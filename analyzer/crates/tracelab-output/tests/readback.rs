@@ -84,7 +84,7 @@ fn write(name: &str, rows: &[Row], codec: Codec, group_rows: usize) -> PathBuf {
             .i64(r.i)
             .i32(r.n)
             .str(r.label.as_deref())
-            .str(r.id.as_deref())
+            .id(r.id.as_deref().map(str::as_bytes))
             .bool(r.b)
             .label(r.stat)
             .end_row();
@@ -249,7 +249,7 @@ fn extended_file_keeps_the_copied_chunks() {
         // The source again, to learn its row groups (same rows, same file).
         let mut t = ParquetTable::with_group_rows(&tmp("src2.parquet"), COLUMNS, codec, 64).unwrap();
         for r in &rows {
-            t.row().f64(r.f).i64(r.i).i32(r.n).str(r.label.as_deref()).str(r.id.as_deref()).bool(r.b).label(r.stat).end_row();
+            t.row().f64(r.f).i64(r.i).i32(r.n).str(r.label.as_deref()).id(r.id.as_deref().map(str::as_bytes)).bool(r.b).label(r.stat).end_row();
             t.flush_if_full().unwrap();
         }
         let (src2, groups) = t.close_with_groups().unwrap();
@@ -354,4 +354,14 @@ fn a_run_column_of_the_wrong_length_is_refused() {
         r.i32_each([1, 2].into_iter());
     })
     .unwrap();
+}
+
+/// Each call fills the next column of its kind; a row that leaves a column
+/// out (here the second I64 column) is refused at `end_row`.
+#[test]
+#[should_panic(expected = "a row fills every column once")]
+fn a_row_missing_a_column_is_refused() {
+    let cols = &[("a", Kind::I64), ("b", Kind::F64), ("c", Kind::I64)];
+    let mut t = ParquetTable::with_group_rows(&tmp("short-row.parquet"), cols, Codec::None, 7).unwrap();
+    t.row().i64(Some(1)).f64(Some(2.0)).end_row();
 }
