@@ -20,8 +20,11 @@ pub(crate) struct Column<V> {
 }
 
 /// `Kind::Id`: the values already in PLAIN form (u32 LE length, bytes), so
-/// the page body is one copy.
-pub(crate) struct Plain(pub(crate) Vec<u8>);
+/// the page body is one copy; and their count.
+pub(crate) struct Plain {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) count: usize,
+}
 
 /// `Kind::Str`: each value's index in the chunk's dictionary.
 pub(crate) struct Dict {
@@ -51,6 +54,8 @@ impl MinMax {
 pub(crate) trait Values {
     const KIND: Kind;
     fn with_capacity(rows: usize) -> Self;
+    /// How many values.
+    fn count(&self) -> usize;
     fn clear(&mut self);
     /// The dictionary page's body (PLAIN values) and entry count, for a
     /// dictionary-encoded column.
@@ -68,6 +73,9 @@ impl Values for Vec<f64> {
     const KIND: Kind = Kind::F64;
     fn with_capacity(rows: usize) -> Self {
         Vec::with_capacity(rows)
+    }
+    fn count(&self) -> usize {
+        self.len()
     }
     fn clear(&mut self) {
         Vec::clear(self);
@@ -106,6 +114,9 @@ macro_rules! integers {
             fn with_capacity(rows: usize) -> Self {
                 Vec::with_capacity(rows)
             }
+            fn count(&self) -> usize {
+                self.len()
+            }
             fn clear(&mut self) {
                 Vec::clear(self);
             }
@@ -122,6 +133,9 @@ impl Values for Vec<bool> {
     fn with_capacity(rows: usize) -> Self {
         Vec::with_capacity(rows)
     }
+    fn count(&self) -> usize {
+        self.len()
+    }
     fn clear(&mut self) {
         Vec::clear(self);
     }
@@ -136,13 +150,17 @@ impl Values for Vec<bool> {
 impl Values for Plain {
     const KIND: Kind = Kind::Id;
     fn with_capacity(rows: usize) -> Self {
-        Plain(Vec::with_capacity(rows * ID_BYTES))
+        Plain { bytes: Vec::with_capacity(rows * ID_BYTES), count: 0 }
+    }
+    fn count(&self) -> usize {
+        self.count
     }
     fn clear(&mut self) {
-        self.0.clear();
+        self.bytes.clear();
+        self.count = 0;
     }
     fn encode<'a>(&'a self, _: &mut Vec<u8>) -> (&'a [u8], Option<MinMax>) {
-        (&self.0, None)
+        (&self.bytes, None)
     }
 }
 
@@ -150,6 +168,9 @@ impl Values for Dict {
     const KIND: Kind = Kind::Str;
     fn with_capacity(rows: usize) -> Self {
         Dict { keys: Vec::with_capacity(rows), dict: Dictionary::new() }
+    }
+    fn count(&self) -> usize {
+        self.keys.len()
     }
     fn clear(&mut self) {
         self.keys.clear();
@@ -184,6 +205,8 @@ impl<V: Values> Column<V> {
 /// A column as the file writer sees it, whatever its kind.
 pub(crate) trait Encode {
     fn kind(&self) -> Kind;
+    /// Rows filled: values and nulls.
+    fn rows(&self) -> usize;
     fn nulls(&self) -> usize;
     fn dictionary(&self) -> Option<(&[u8], usize)>;
     /// Appends the data page body (format v1, no repetition levels: the
@@ -199,6 +222,9 @@ pub(crate) trait Encode {
 impl<V: Values> Encode for Column<V> {
     fn kind(&self) -> Kind {
         V::KIND
+    }
+    fn rows(&self) -> usize {
+        self.values.count() + self.nulls.len()
     }
     fn nulls(&self) -> usize {
         self.nulls.len()

@@ -151,6 +151,9 @@ impl FileWriter {
     }
 
     fn write_chunk(&mut self, c: &mut dyn Encode, rows: usize) -> io::Result<Chunk> {
+        // A row begun and not ended (`Row::end`) leaves its columns longer
+        // than the table.
+        assert_eq!(c.rows(), rows, "every column has a value or a null in each row");
         let start = self.pos;
         let mut uncompressed = 0;
         if let Some((plain, entries)) = c.dictionary() {

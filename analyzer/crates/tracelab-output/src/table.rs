@@ -45,119 +45,138 @@ impl Codec {
     }
 }
 
-/// Rows are appended with the typed calls in column order, then
-/// `end_row()`, which checks that every column got a value. Each call goes
-/// to the next column of its kind (the k-th `f64()` of a row to the table's
-/// k-th F64 column), so a value reaches its vector with no check of the
-/// kind: a value can only land in a column of its own kind, and `end_row`
-/// checks that a row filled every column of every kind once.
+/// The columns of a table being filled, and its rows so far. Rows are
+/// appended through `row()`, column after column, or a run at a time
+/// through `rows()`.
 pub struct TableBuilder {
     columns: Columns,
-    /// The columns of each kind filled in this row.
-    cursor: PerKind,
     /// The columns of each kind.
     kinds: PerKind,
     rows: usize,
+}
+
+/// One row: the typed calls in column order, then `end()`, which checks
+/// that every column got a value. Each call goes to the next column of its
+/// kind (the k-th `f64()` of a row to the table's k-th F64 column), so a
+/// value reaches its vector with no check of the kind: it can only land in
+/// a column of its own kind, and `end()` checks that the row filled every
+/// column of every kind once. The row is a value whose cursor lives in
+/// registers: when a row is filled within one function, every column's
+/// position is a constant there, and a cell costs its vector's push.
+#[must_use = "a row is added by end()"]
+pub struct Row<'a> {
+    t: &'a mut TableBuilder,
+    /// The columns of each kind filled so far.
+    cursor: PerKind,
 }
 
 impl TableBuilder {
     /// A builder with room for `rows` rows before its vectors grow.
     pub fn new(columns: &[(&str, Kind)], rows: usize) -> TableBuilder {
         let columns = Columns::new(columns.iter().map(|&(_, k)| k), rows);
-        TableBuilder { kinds: columns.per_kind(), columns, cursor: PerKind::default(), rows: 0 }
+        TableBuilder { kinds: columns.per_kind(), columns, rows: 0 }
     }
 
-    #[inline]
-    pub fn f64(&mut self, v: Option<f64>) -> &mut Self {
-        let c = &mut self.columns.f64s[self.cursor.f64];
+    #[inline(always)]
+    pub fn row(&mut self) -> Row<'_> {
+        Row { t: self, cursor: PerKind::default() }
+    }
+}
+
+impl Row<'_> {
+    #[inline(always)]
+    pub fn f64(mut self, v: Option<f64>) -> Self {
+        let c = &mut self.t.columns.f64s[self.cursor.f64];
         self.cursor.f64 += 1;
         match v {
             Some(v) => c.values.push(v),
-            None => c.null(self.rows),
+            None => c.null(self.t.rows),
         }
         self
     }
-    #[inline]
-    pub fn i64(&mut self, v: Option<i64>) -> &mut Self {
-        let c = &mut self.columns.i64s[self.cursor.i64];
+    #[inline(always)]
+    pub fn i64(mut self, v: Option<i64>) -> Self {
+        let c = &mut self.t.columns.i64s[self.cursor.i64];
         self.cursor.i64 += 1;
         match v {
             Some(v) => c.values.push(v),
-            None => c.null(self.rows),
+            None => c.null(self.t.rows),
         }
         self
     }
-    #[inline]
-    pub fn i32(&mut self, v: Option<i32>) -> &mut Self {
-        let c = &mut self.columns.i32s[self.cursor.i32];
+    #[inline(always)]
+    pub fn i32(mut self, v: Option<i32>) -> Self {
+        let c = &mut self.t.columns.i32s[self.cursor.i32];
         self.cursor.i32 += 1;
         match v {
             Some(v) => c.values.push(v),
-            None => c.null(self.rows),
+            None => c.null(self.t.rows),
         }
         self
     }
-    #[inline]
-    pub fn bool(&mut self, v: Option<bool>) -> &mut Self {
-        let c = &mut self.columns.bools[self.cursor.bool];
+    #[inline(always)]
+    pub fn bool(mut self, v: Option<bool>) -> Self {
+        let c = &mut self.t.columns.bools[self.cursor.bool];
         self.cursor.bool += 1;
         match v {
             Some(v) => c.values.push(v),
-            None => c.null(self.rows),
+            None => c.null(self.t.rows),
         }
         self
     }
     /// A string nearly unique per row (`Kind::Id`).
-    #[inline]
-    pub fn id(&mut self, v: Option<&[u8]>) -> &mut Self {
-        let c = &mut self.columns.ids[self.cursor.id];
+    #[inline(always)]
+    pub fn id(mut self, v: Option<&[u8]>) -> Self {
+        let c = &mut self.t.columns.ids[self.cursor.id];
         self.cursor.id += 1;
         match v {
             Some(v) => {
                 let len = u32::try_from(v.len()).expect("a string is shorter than 4 GiB");
-                c.values.0.extend_from_slice(&len.to_le_bytes());
-                c.values.0.extend_from_slice(v);
+                c.values.bytes.extend_from_slice(&len.to_le_bytes());
+                c.values.bytes.extend_from_slice(v);
+                c.values.count += 1;
             }
-            None => c.null(self.rows),
+            None => c.null(self.t.rows),
         }
         self
     }
     /// A label (`Kind::Str`), interned by its content.
-    #[inline]
-    pub fn str(&mut self, v: Option<&str>) -> &mut Self {
-        let c = &mut self.columns.labels[self.cursor.label];
+    #[inline(always)]
+    pub fn str(mut self, v: Option<&str>) -> Self {
+        let c = &mut self.t.columns.labels[self.cursor.label];
         self.cursor.label += 1;
         match v {
             Some(v) => c.values.keys.push(c.values.dict.intern(v.as_bytes())),
-            None => c.null(self.rows),
+            None => c.null(self.t.rows),
         }
         self
     }
     /// A label with a static address (`Kind::Str`): no hashing when the
     /// column has seen it lately.
     #[inline(always)]
-    pub fn label(&mut self, v: Option<&'static str>) -> &mut Self {
-        let c = &mut self.columns.labels[self.cursor.label];
+    pub fn label(mut self, v: Option<&'static str>) -> Self {
+        let c = &mut self.t.columns.labels[self.cursor.label];
         self.cursor.label += 1;
         match v {
             Some(v) => c.values.keys.push(c.values.dict.intern_static(v)),
-            None => c.null(self.rows),
+            None => c.null(self.t.rows),
         }
         self
     }
-    pub fn end_row(&mut self) {
-        assert_eq!(self.cursor, self.kinds, "a row fills every column once");
-        self.cursor = PerKind::default();
-        self.rows += 1;
+    #[inline(always)]
+    pub fn end(self) {
+        assert_eq!(self.cursor, self.t.kinds, "a row fills every column once");
+        self.t.rows += 1;
     }
+}
 
+impl TableBuilder {
     /// `n` rows without nulls, filled a column at a time: each column's
     /// values go in with one reservation, not one per value. For runs of
     /// rows that share most values (a connection's samples), through
     /// `ParquetTable::extend`, which splits them at row group ends.
     fn rows(&mut self, n: usize) -> Rows<'_> {
-        assert_eq!(self.cursor, PerKind::default(), "rows start between rows");
-        Rows { t: self, n }
+        Rows { t: self, n, cursor: PerKind::default() }
     }
 
     pub fn len(&self) -> usize {
@@ -167,10 +186,8 @@ impl TableBuilder {
         self.len() == 0
     }
 
-    /// The columns and their row count, for writing (which empties them);
-    /// only between rows.
+    /// The columns and their row count, for writing (which empties them).
     fn take_group(&mut self) -> (&mut Columns, usize) {
-        assert_eq!(self.cursor, PerKind::default(), "a row group ends between rows");
         (&mut self.columns, std::mem::take(&mut self.rows))
     }
 }
@@ -181,47 +198,46 @@ impl TableBuilder {
 pub struct Rows<'a> {
     t: &'a mut TableBuilder,
     n: usize,
+    cursor: PerKind,
 }
 
 impl Rows<'_> {
     /// The same number in every row.
     pub fn i64_all(&mut self, v: i64) -> &mut Self {
-        let b = &mut self.t.columns.i64s[self.t.cursor.i64].values;
-        self.t.cursor.i64 += 1;
+        let b = &mut self.t.columns.i64s[self.cursor.i64].values;
+        self.cursor.i64 += 1;
         b.resize(b.len() + self.n, v);
         self
     }
     /// The same label in every row: interned once.
     pub fn label_all(&mut self, v: &'static str) -> &mut Self {
-        let d = &mut self.t.columns.labels[self.t.cursor.label].values;
-        self.t.cursor.label += 1;
+        let d = &mut self.t.columns.labels[self.cursor.label].values;
+        self.cursor.label += 1;
         let key = d.dict.intern_static(v);
         d.keys.resize(d.keys.len() + self.n, key);
         self
     }
     pub fn i32_each(&mut self, v: impl ExactSizeIterator<Item = i32>) -> &mut Self {
         assert_eq!(v.len(), self.n, "one value per row");
-        self.t.columns.i32s[self.t.cursor.i32].values.extend(v);
-        self.t.cursor.i32 += 1;
+        self.t.columns.i32s[self.cursor.i32].values.extend(v);
+        self.cursor.i32 += 1;
         self
     }
     pub fn i64_each(&mut self, v: impl ExactSizeIterator<Item = i64>) -> &mut Self {
         assert_eq!(v.len(), self.n, "one value per row");
-        self.t.columns.i64s[self.t.cursor.i64].values.extend(v);
-        self.t.cursor.i64 += 1;
+        self.t.columns.i64s[self.cursor.i64].values.extend(v);
+        self.cursor.i64 += 1;
         self
     }
     pub fn f64_each(&mut self, v: impl ExactSizeIterator<Item = f64>) -> &mut Self {
         assert_eq!(v.len(), self.n, "one value per row");
-        self.t.columns.f64s[self.t.cursor.f64].values.extend(v);
-        self.t.cursor.f64 += 1;
+        self.t.columns.f64s[self.cursor.f64].values.extend(v);
+        self.cursor.f64 += 1;
         self
     }
     fn end(self) {
-        let t = self.t;
-        assert_eq!(t.cursor, t.kinds, "rows fill every column once");
-        t.cursor = PerKind::default();
-        t.rows += self.n;
+        assert_eq!(self.cursor, self.t.kinds, "rows fill every column once");
+        self.t.rows += self.n;
     }
 }
 
@@ -254,9 +270,10 @@ impl ParquetTable {
         })
     }
 
-    /// The row builder; call `flush_if_full()` after each `end_row()`.
-    pub fn row(&mut self) -> &mut TableBuilder {
-        &mut self.builder
+    /// The next row; call `flush_if_full()` after each `Row::end()`.
+    #[inline(always)]
+    pub fn row(&mut self) -> Row<'_> {
+        self.builder.row()
     }
 
     pub fn flush_if_full(&mut self) -> io::Result<()> {
@@ -321,10 +338,10 @@ impl Extended {
         })
     }
 
-    /// The builder of the new columns: fill exactly `group.rows()` rows,
+    /// The next row of the new columns: fill exactly `group.rows()` rows,
     /// then call `append(group)`.
-    pub fn row(&mut self) -> &mut TableBuilder {
-        &mut self.extra
+    pub fn row(&mut self) -> Row<'_> {
+        self.extra.row()
     }
 
     /// Writes the source's row group followed by the rows filled since.
