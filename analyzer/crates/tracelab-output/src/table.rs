@@ -175,6 +175,7 @@ impl TableBuilder {
     /// values go in with one reservation, not one per value. For runs of
     /// rows that share most values (a connection's samples), through
     /// `ParquetTable::extend`, which splits them at row group ends.
+    #[inline(always)]
     fn rows(&mut self, n: usize) -> Rows<'_> {
         Rows { t: self, n, cursor: PerKind::default() }
     }
@@ -203,38 +204,44 @@ pub struct Rows<'a> {
 
 impl Rows<'_> {
     /// The same number in every row.
+    #[inline(always)]
     pub fn i64_all(&mut self, v: i64) -> &mut Self {
         let b = &mut self.t.columns.i64s[self.cursor.i64].values;
         self.cursor.i64 += 1;
-        b.resize(b.len() + self.n, v);
+        b.extend(std::iter::repeat_n(v, self.n));
         self
     }
     /// The same label in every row: interned once.
+    #[inline(always)]
     pub fn label_all(&mut self, v: &'static str) -> &mut Self {
         let d = &mut self.t.columns.labels[self.cursor.label].values;
         self.cursor.label += 1;
         let key = d.dict.intern_static(v);
-        d.keys.resize(d.keys.len() + self.n, key);
+        d.keys.extend(std::iter::repeat_n(key, self.n));
         self
     }
+    #[inline(always)]
     pub fn i32_each(&mut self, v: impl ExactSizeIterator<Item = i32>) -> &mut Self {
         assert_eq!(v.len(), self.n, "one value per row");
         self.t.columns.i32s[self.cursor.i32].values.extend(v);
         self.cursor.i32 += 1;
         self
     }
+    #[inline(always)]
     pub fn i64_each(&mut self, v: impl ExactSizeIterator<Item = i64>) -> &mut Self {
         assert_eq!(v.len(), self.n, "one value per row");
         self.t.columns.i64s[self.cursor.i64].values.extend(v);
         self.cursor.i64 += 1;
         self
     }
+    #[inline(always)]
     pub fn f64_each(&mut self, v: impl ExactSizeIterator<Item = f64>) -> &mut Self {
         assert_eq!(v.len(), self.n, "one value per row");
         self.t.columns.f64s[self.cursor.f64].values.extend(v);
         self.cursor.f64 += 1;
         self
     }
+    #[inline(always)]
     fn end(self) {
         assert_eq!(self.cursor, self.t.kinds, "rows fill every column once");
         self.t.rows += self.n;
@@ -288,6 +295,7 @@ impl ParquetTable {
     /// (`TableBuilder::rows`), once per stretch that fits in the current
     /// row group, with the stretch's range of `0..n`; row groups end where
     /// row-by-row filling would end them.
+    #[inline(always)]
     pub fn extend(&mut self, n: usize, mut fill: impl FnMut(&mut Rows<'_>, Range<usize>)) -> io::Result<()> {
         let mut at = 0;
         while at < n {
