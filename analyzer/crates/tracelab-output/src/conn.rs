@@ -190,7 +190,7 @@ pub fn write_conn_log_header(w: &mut impl Write, open: &str) -> io::Result<()> {
 
 /// Zeek's `time`/`interval` format: seconds with 6 decimals.
 pub fn zeek_time(ns: i64) -> String {
-    let mut b = [0u8; TIME_MAX];
+    let mut b = [0u8; TIME_MAX + 20];
     let mut w = Cursor { b: &mut b, at: 0 };
     w.time(ns);
     let n = w.at;
@@ -227,29 +227,30 @@ impl Cursor<'_> {
         self.b[self.at..self.at + s.len()].copy_from_slice(s);
         self.at += s.len();
     }
-    /// `v` in decimal, two digits at a time from the right.
+    /// `v` in decimal, two digits at a time from the right into a scratch
+    /// array, then copied as a fixed 20 bytes (the longest u64), so no
+    /// digit count is needed first; `LINE_MAX` leaves room for the
+    /// over-copy, which later fields overwrite.
     #[inline]
     fn count(&mut self, v: u64) {
-        let mut n = 1;
-        let mut x = v;
-        while x >= 10 {
-            x /= 10;
-            n += 1;
-        }
-        let mut i = self.at + n;
+        let mut digits = [0u8; 40];
+        let mut i = 20;
         let mut v = v;
         while v >= 100 {
             let p = (v % 100) as usize * 2;
             v /= 100;
             i -= 2;
-            self.b[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
+            digits[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
         }
         if v >= 10 {
-            self.b[i - 2..i].copy_from_slice(&PAIRS[v as usize * 2..v as usize * 2 + 2]);
+            i -= 2;
+            digits[i..i + 2].copy_from_slice(&PAIRS[v as usize * 2..v as usize * 2 + 2]);
         } else {
-            self.b[i - 1] = b'0' + v as u8;
+            i -= 1;
+            digits[i] = b'0' + v as u8;
         }
-        self.at += n;
+        self.b[self.at..self.at + 20].copy_from_slice(&digits[i..i + 20]);
+        self.at += 20 - i;
     }
     /// `ns` rounded to microseconds as Zeek prints it (`1.000435`).
     #[inline]
@@ -295,19 +296,13 @@ impl AddrText {
     pub fn new(a: &tracelab_decode::Addr) -> AddrText {
         let mut t = AddrText { buf: [0; 40], len: 0 };
         if a.is_v4() {
+            // Each octet's digits and a dot from a table, four bytes at a
+            // time, the cursor advanced by the digits' count plus one.
             let mut at = 0;
             for &o in &a.0[12..] {
-                if o >= 100 {
-                    t.buf[at] = b'0' + o / 100;
-                    at += 1;
-                }
-                if o >= 10 {
-                    t.buf[at] = b'0' + o / 10 % 10;
-                    at += 1;
-                }
-                t.buf[at] = b'0' + o % 10;
-                t.buf[at + 1] = b'.';
-                at += 2;
+                let (text, len) = OCTETS[usize::from(o)];
+                t.buf[at..at + 4].copy_from_slice(&text);
+                at += len;
             }
             t.len = at as u8 - 1;
         } else {
@@ -322,6 +317,27 @@ impl AddrText {
     }
 }
 
+/// Every byte's decimal text followed by a dot, and that text's length:
+/// `OCTETS[7] = (*b"7.\0\0", 2)`.
+const OCTETS: [([u8; 4], usize); 256] = {
+    let mut t = [([0u8; 4], 0usize); 256];
+    let mut o = 0;
+    while o < 256 {
+        let (d, mut k) = ([(o / 100) as u8, (o / 10 % 10) as u8, (o % 10) as u8], 0);
+        let first = if o >= 100 { 0 } else if o >= 10 { 1 } else { 2 };
+        let mut j = first;
+        while j < 3 {
+            t[o].0[k] = b'0' + d[j];
+            k += 1;
+            j += 1;
+        }
+        t[o].0[k] = b'.';
+        t[o].1 = k + 1;
+        o += 1;
+    }
+    t
+};
+
 impl std::fmt::Write for AddrText {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
         let at = usize::from(self.len);
@@ -335,8 +351,9 @@ impl std::fmt::Write for AddrText {
 /// The longest conn.log line without its history: 21 tabs and a newline,
 /// ts and duration (`TIME_MAX`), uid 18, two addresses 39, two ports 5,
 /// proto 17, service 1, seven counts 20, conn_state 6, two bools 1,
-/// tunnel_parents 1, ip_proto 3.
-const LINE_MAX: usize = 22 + 2 * TIME_MAX + 18 + 2 * 39 + 2 * 5 + 17 + 1 + 7 * 20 + 6 + 2 + 1 + 3;
+/// tunnel_parents 1, ip_proto 3; and 20 bytes after the last count for
+/// `Cursor::count`'s fixed-size copy.
+const LINE_MAX: usize = 22 + 2 * TIME_MAX + 18 + 2 * 39 + 2 * 5 + 17 + 1 + 7 * 20 + 6 + 2 + 1 + 3 + 20;
 
 /// The text of one connection, formatted once and shared by conn.log and
 /// the Parquet row: its two addresses and its conn.log line. The line's
