@@ -227,12 +227,25 @@ impl Cursor<'_> {
         self.b[self.at..self.at + s.len()].copy_from_slice(s);
         self.at += s.len();
     }
-    /// `v` in decimal, two digits at a time from the right into a scratch
-    /// array, then copied as a fixed 20 bytes (the longest u64), so no
-    /// digit count is needed first; `LINE_MAX` leaves room for the
-    /// over-copy, which later fields overwrite.
-    #[inline]
+    /// `v` in decimal. One or two digits (most packet counts, a zero
+    /// `missed_bytes`, `ip_proto`) inline; longer numbers in `long`.
+    #[inline(always)]
     fn count(&mut self, v: u64) {
+        if v < 10 {
+            self.byte(b'0' + v as u8);
+        } else if v < 100 {
+            let p = v as usize * 2;
+            self.bytes(&PAIRS[p..p + 2]);
+        } else {
+            self.long(v);
+        }
+    }
+    /// `v` two digits at a time from the right into a scratch array, then
+    /// copied as a fixed 20 bytes (the longest u64), so no digit count is
+    /// needed first; `LINE_MAX` leaves room for the over-copy, which later
+    /// fields overwrite.
+    #[inline(never)]
+    fn long(&mut self, v: u64) {
         let mut digits = [0u8; 40];
         let mut i = 20;
         let mut v = v;
