@@ -59,8 +59,9 @@ pub struct TableBuilder {
 /// that every column got a value. Each call goes to the next column of its
 /// kind (the k-th `f64()` of a row to the table's k-th F64 column), so a
 /// value reaches its vector with no check of the kind: it can only land in
-/// a column of its own kind, and `end()` checks that the row filled every
-/// column of every kind once. The row is a value whose cursor lives in
+/// a column of its own kind. A row that fills some column twice or not at
+/// all is caught in debug builds at `end()`, and in every build when its
+/// row group is written (each column must have exactly the group's rows). The row is a value whose cursor lives in
 /// registers: when a row is filled within one function, every column's
 /// position is a constant there, and a cell costs its vector's push.
 #[must_use = "a row is added by end()"]
@@ -165,7 +166,7 @@ impl Row<'_> {
     }
     #[inline(always)]
     pub fn end(self) {
-        assert_eq!(self.cursor, self.t.kinds, "a row fills every column once");
+        debug_assert_eq!(self.cursor, self.t.kinds, "a row fills every column once");
         self.t.rows += 1;
     }
 }
@@ -243,7 +244,7 @@ impl Rows<'_> {
     }
     #[inline(always)]
     fn end(self) {
-        assert_eq!(self.cursor, self.t.kinds, "rows fill every column once");
+        debug_assert_eq!(self.cursor, self.t.kinds, "rows fill every column once");
         self.t.rows += self.n;
     }
 }
