@@ -294,7 +294,7 @@ mod tests {
             t.hosts[i as usize].1.incnx = u64::from(k);
         }
         let mut want: Vec<(Addr, u64)> = t.hosts.iter().map(|(a, h)| (*a, h.incnx)).collect();
-        want.sort_by(|a, b| a.0.cmp(&b.0));
+        want.sort_by_key(|&(a, _)| a);
         let got: Vec<(Addr, u64)> = t.sorted().into_iter().map(|(a, h)| (a, h.incnx)).collect();
         assert_eq!(got, want);
     }
