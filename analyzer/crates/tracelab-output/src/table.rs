@@ -195,8 +195,8 @@ impl TableBuilder {
 }
 
 /// `TableBuilder::rows`: the columns in order (each call to the next column
-/// of its kind, as for rows), then `end()`, which checks that every column
-/// got its `n` values.
+/// of its kind, as for rows), each with its `n` values, then `end()`
+/// (checked as `Row::end` is).
 pub struct Rows<'a> {
     t: &'a mut TableBuilder,
     n: usize,
