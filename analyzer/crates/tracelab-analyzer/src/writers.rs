@@ -8,7 +8,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use tracelab_flow::ConnRecord;
-use tracelab_output::conn::{self, ConnContext, ConnText, CONN_COLUMNS, CONN_FINAL_COLUMNS};
+use tracelab_output::conn::{self, AddrText, ConnContext, ConnText, CONN_COLUMNS, CONN_FINAL_COLUMNS};
 use tracelab_output::table::{Codec, Extended, Kind, ParquetTable};
 use tracelab_output::RowGroup;
 
@@ -140,10 +140,10 @@ impl OutputWriters {
             local_resp: has_local.then(|| local.is_local(&c.resp_h)),
         };
         self.start_conn_log(open_ns)?;
-        self.text.fill(c, &ctx);
-        self.conn_log.write_all(&self.text.line)?;
-        conn::push_conn(self.partial.row(), c, &ctx, &self.text);
-        self.partial.row().end_row();
+        let uid = c.uid.as_str().as_bytes();
+        self.text.fill(c, uid, &ctx);
+        self.conn_log.write_all(self.text.line())?;
+        conn::push_conn(self.partial.row(), c, uid, &ctx, &self.text);
         self.partial.flush_if_full()?;
         self.conns.push(&ConnTotals::of(c))?;
         // A connection side's samples share `conn` and `side`: appended a
@@ -196,10 +196,18 @@ impl OutputWriters {
         for scope in Scope::ALL {
             for (side_idx, side) in ["orig", "resp"].into_iter().enumerate() {
                 let base = (scope as usize * 2 + side_idx) * SIZE_SLOTS;
-                for (len, &n) in sizes.counts[base..base + SIZE_SLOTS].iter().enumerate() {
-                    if n > 0 {
-                        t.row().label(Some(scope.name())).label(Some(side)).i32(Some(len as i32)).i64(Some(n as i64)).end_row();
-                        t.flush_if_full()?;
+                // Most of the 65,536 lengths never occur: eight at a time
+                // are tested for zero before any is looked at.
+                for (eight, counts) in sizes.counts[base..base + SIZE_SLOTS].chunks_exact(8).enumerate() {
+                    if counts.iter().fold(0, |any, &n| any | n) == 0 {
+                        continue;
+                    }
+                    for (k, &n) in counts.iter().enumerate() {
+                        if n > 0 {
+                            let len = eight * 8 + k;
+                            t.row().label(Some(scope.name())).label(Some(side)).i32(Some(len as i32)).i64(Some(n as i64)).end();
+                            t.flush_if_full()?;
+                        }
                     }
                 }
             }
@@ -236,7 +244,7 @@ fn add_category(
             let (o, r) = (v.orig, v.resp);
             let category = servers.category(local, &o, &r);
             let orig_client = servers.orig_is_client(&o, &r);
-            out.row().label(Some(category.name())).bool(Some(orig_client)).end_row();
+            out.row().label(Some(category.name())).bool(Some(orig_client)).end();
             let cell = &mut cells[Scope::of(local, &o, &r) as usize][category as usize];
             cell.cnxs += 1;
             cell.bytes += v.orig_ip_bytes + v.resp_ip_bytes;
@@ -291,12 +299,10 @@ pub fn write_hosts(
     codec: Codec,
 ) -> io::Result<PathBuf> {
     let mut t = ParquetTable::create(&dir.join("hosts.parquet"), HOST_COLUMNS, codec)?;
-    let mut text = String::new();
     for (addr, h) in hosts.sorted() {
         let total = h.bytes_internal + h.bytes_external;
-        conn::push_addr(&mut text, &addr);
         t.row()
-            .str(Some(&text))
+            .id(Some(AddrText::new(&addr).as_bytes()))
             .bool(Some(local.is_local(&addr)))
             .bool(Some(servers.is_server(&addr)))
             .i64(Some(h.incnx as i64))
@@ -316,7 +322,7 @@ pub fn write_hosts(
             .str(roles.map(|m| {
                 m.predict([h.incnx, h.outcnx, h.dportin(), h.dportout(), h.fan_in(), h.fan_out()].map(|v| v as f64))
             }))
-            .end_row();
+            .end();
         t.flush_if_full()?;
     }
     t.close()
@@ -363,7 +369,7 @@ pub fn write_load(
             .i64(Some(c.pkts as i64))
             .i64(Some(c.upload as i64))
             .i64(Some(c.download as i64))
-            .end_row();
+            .end();
         t.flush_if_full()?;
     }
     t.close()

@@ -2,6 +2,10 @@
 //! encoding, and the encoding of its data page body (Parquet's
 //! `Encodings.md`): definition levels as an RLE/bit-packed hybrid, values
 //! PLAIN, or dictionary indices (RLE_DICTIONARY) for labels.
+//!
+//! Columns are typed (`Column<V>`) and a table keeps them in one list per
+//! kind (`Columns`), so filling a cell reaches its vector without a match on
+//! the kind; the writer sees them through `Encode`, once per column chunk.
 
 use crate::table::Kind;
 
@@ -9,23 +13,23 @@ use crate::table::Kind;
 /// dictionary pages leave nulls out too), and the rows that have none are
 /// listed, so a value costs one push and a null one push. The row count is
 /// the table's (`TableBuilder`), kept once for all columns.
-pub(crate) struct Column {
-    pub(crate) kind: Kind,
-    pub(crate) values: Values,
+pub(crate) struct Column<V> {
+    pub(crate) values: V,
     /// The rows without a value, ascending.
     nulls: Vec<u32>,
 }
 
-pub(crate) enum Values {
-    F64(Vec<f64>),
-    I64(Vec<i64>),
-    I32(Vec<i32>),
-    Bool(Vec<bool>),
-    /// `Kind::Id`: the values already in PLAIN form (u32 LE length, bytes),
-    /// so the page body is one copy.
-    Plain(Vec<u8>),
-    /// `Kind::Str`: each value's index in the chunk's dictionary.
-    Dict { keys: Vec<u32>, dict: Dictionary },
+/// `Kind::Id`: the values already in PLAIN form (u32 LE length, bytes), so
+/// the page body is one copy; and their count.
+pub(crate) struct Plain {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) count: usize,
+}
+
+/// `Kind::Str`: each value's index in the chunk's dictionary.
+pub(crate) struct Dict {
+    pub(crate) keys: Vec<u32>,
+    pub(crate) dict: Dictionary,
 }
 
 /// A statistic's bytes as Parquet stores min_value/max_value for numbers
@@ -46,64 +50,189 @@ impl MinMax {
     }
 }
 
-impl Column {
-    pub(crate) fn new(kind: Kind, rows: usize) -> Column {
-        let values = match kind {
-            Kind::F64 => Values::F64(Vec::with_capacity(rows)),
-            Kind::I64 => Values::I64(Vec::with_capacity(rows)),
-            Kind::I32 => Values::I32(Vec::with_capacity(rows)),
-            Kind::Bool => Values::Bool(Vec::with_capacity(rows)),
-            Kind::Id => Values::Plain(Vec::with_capacity(rows * ID_BYTES)),
-            Kind::Str => Values::Dict { keys: Vec::with_capacity(rows), dict: Dictionary::new() },
-        };
-        Column { kind, values, nulls: Vec::new() }
-    }
-
-    /// Lists `row` if it has no value; returns the value.
-    #[inline]
-    pub(crate) fn mark<T>(&mut self, v: Option<T>, row: usize) -> Option<T> {
-        if v.is_none() {
-            self.nulls.push(u32::try_from(row).expect("a row group's rows are numbered in 32 bits"));
-        }
-        v
-    }
-
-    pub(crate) fn nulls(&self) -> usize {
-        self.nulls.len()
-    }
-
-    /// Empties the column for the next row group, keeping its buffers.
-    pub(crate) fn clear(&mut self) {
-        self.nulls.clear();
-        match &mut self.values {
-            Values::F64(v) => v.clear(),
-            Values::I64(v) => v.clear(),
-            Values::I32(v) => v.clear(),
-            Values::Bool(v) => v.clear(),
-            Values::Plain(v) => v.clear(),
-            Values::Dict { keys, dict } => {
-                keys.clear();
-                dict.clear();
-            }
-        }
-    }
-
+/// The non-null values of one kind of column.
+pub(crate) trait Values {
+    const KIND: Kind;
+    fn with_capacity(rows: usize) -> Self;
+    /// How many values.
+    fn count(&self) -> usize;
+    fn clear(&mut self);
     /// The dictionary page's body (PLAIN values) and entry count, for a
     /// dictionary-encoded column.
-    pub(crate) fn dictionary(&self) -> Option<(&[u8], usize)> {
-        match &self.values {
-            Values::Dict { dict, .. } => Some((&dict.plain, dict.len())),
-            _ => None,
+    fn dictionary(&self) -> Option<(&[u8], usize)> {
+        None
+    }
+    /// Appends the values' part of the data page body to `out`, or returns
+    /// it when it is already laid out in PLAIN form (written after `out`
+    /// without a copy); and the min/max of numbers and booleans (none for
+    /// strings, or when there is no value but NaN).
+    fn encode<'a>(&'a self, out: &mut Vec<u8>) -> (&'a [u8], Option<MinMax>);
+}
+
+impl Values for Vec<f64> {
+    const KIND: Kind = Kind::F64;
+    fn with_capacity(rows: usize) -> Self {
+        Vec::with_capacity(rows)
+    }
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+    fn encode<'a>(&'a self, out: &mut Vec<u8>) -> (&'a [u8], Option<MinMax>) {
+        // Comparisons with NaN are false, so NaNs are skipped; only NaNs (or
+        // nothing) leave min > max. Four lanes, which the compiler turns
+        // into packed min/max instructions.
+        let (mut lo, mut hi) = ([f64::INFINITY; 4], [f64::NEG_INFINITY; 4]);
+        let quads = self.chunks_exact(4);
+        let rest = quads.remainder();
+        for q in quads {
+            for k in 0..4 {
+                lo[k] = if q[k] < lo[k] { q[k] } else { lo[k] };
+                hi[k] = if q[k] > hi[k] { q[k] } else { hi[k] };
+            }
         }
+        for (k, &x) in rest.iter().enumerate() {
+            lo[k] = if x < lo[k] { x } else { lo[k] };
+            hi[k] = if x > hi[k] { x } else { hi[k] };
+        }
+        let min = lo.into_iter().fold(f64::INFINITY, |a, x| if x < a { x } else { a });
+        let max = hi.into_iter().fold(f64::NEG_INFINITY, |a, x| if x > a { x } else { a });
+        // The format asks for -0.0 as a zero minimum and +0.0 as a zero
+        // maximum, whichever zeros the values had.
+        let min = if min == 0.0 { -0.0 } else { min };
+        let max = if max == 0.0 { 0.0 } else { max };
+        (plain(self, out), (min <= max).then(|| MinMax::of(min.to_le_bytes(), max.to_le_bytes())))
+    }
+}
+
+macro_rules! integers {
+    ($($t:ty => $kind:expr),*) => {$(
+        impl Values for Vec<$t> {
+            const KIND: Kind = $kind;
+            fn with_capacity(rows: usize) -> Self {
+                Vec::with_capacity(rows)
+            }
+            fn count(&self) -> usize {
+                self.len()
+            }
+            fn clear(&mut self) {
+                Vec::clear(self);
+            }
+            fn encode<'a>(&'a self, out: &mut Vec<u8>) -> (&'a [u8], Option<MinMax>) {
+                (plain(self, out), min_max(self).map(|(lo, hi)| MinMax::of(lo.to_le_bytes(), hi.to_le_bytes())))
+            }
+        }
+    )*};
+}
+integers!(i64 => Kind::I64, i32 => Kind::I32);
+
+impl Values for Vec<bool> {
+    const KIND: Kind = Kind::Bool;
+    fn with_capacity(rows: usize) -> Self {
+        Vec::with_capacity(rows)
+    }
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+    fn encode<'a>(&'a self, out: &mut Vec<u8>) -> (&'a [u8], Option<MinMax>) {
+        // PLAIN booleans: one bit each, least significant bit first.
+        pack_bits(self, out);
+        let (min, max) = (self.iter().all(|&x| x), self.iter().any(|&x| x));
+        (&[], (!self.is_empty()).then(|| MinMax::of([u8::from(min)], [u8::from(max)])))
+    }
+}
+
+impl Values for Plain {
+    const KIND: Kind = Kind::Id;
+    fn with_capacity(rows: usize) -> Self {
+        Plain { bytes: Vec::with_capacity(rows * ID_BYTES), count: 0 }
+    }
+    fn count(&self) -> usize {
+        self.count
+    }
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.count = 0;
+    }
+    fn encode<'a>(&'a self, _: &mut Vec<u8>) -> (&'a [u8], Option<MinMax>) {
+        (&self.bytes, None)
+    }
+}
+
+impl Values for Dict {
+    const KIND: Kind = Kind::Str;
+    fn with_capacity(rows: usize) -> Self {
+        Dict { keys: Vec::with_capacity(rows), dict: Dictionary::new() }
+    }
+    fn count(&self) -> usize {
+        self.keys.len()
+    }
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.dict.clear();
+    }
+    fn dictionary(&self) -> Option<(&[u8], usize)> {
+        Some((&self.dict.plain, self.dict.len()))
+    }
+    fn encode<'a>(&'a self, out: &mut Vec<u8>) -> (&'a [u8], Option<MinMax>) {
+        // RLE_DICTIONARY: the index bit width in one byte, then the indices
+        // as a hybrid run (no length prefix). Width 1 at least: some readers
+        // do not take a width of 0.
+        let width = (u32::BITS - (self.dict.len().max(2) as u32 - 1).leading_zeros()) as u8;
+        out.push(width);
+        hybrid(&self.keys, width, out);
+        (&[], None)
+    }
+}
+
+impl<V: Values> Column<V> {
+    fn new(rows: usize) -> Column<V> {
+        Column { values: V::with_capacity(rows), nulls: Vec::new() }
     }
 
+    /// Lists `row` as one without a value.
+    #[inline]
+    pub(crate) fn null(&mut self, row: usize) {
+        self.nulls.push(u32::try_from(row).expect("a row group's rows are numbered in 32 bits"));
+    }
+}
+
+/// A column as the file writer sees it, whatever its kind.
+pub(crate) trait Encode {
+    fn kind(&self) -> Kind;
+    /// Rows filled: values and nulls.
+    fn rows(&self) -> usize;
+    fn nulls(&self) -> usize;
+    fn dictionary(&self) -> Option<(&[u8], usize)>;
     /// Appends the data page body (format v1, no repetition levels: the
     /// schema is flat) to `out`, except PLAIN values already laid out in the
     /// column (numbers, ids): those are returned as the body's tail, to be
     /// written after `out` without a copy. Also returns the min/max of
-    /// numbers and booleans (none for strings, or when every value is null
-    /// or NaN).
-    pub(crate) fn encode_page<'a>(&'a self, rows: usize, out: &mut Vec<u8>) -> (&'a [u8], Option<MinMax>) {
+    /// numbers and booleans.
+    fn encode_page<'a>(&'a self, rows: usize, out: &mut Vec<u8>) -> (&'a [u8], Option<MinMax>);
+    /// Empties the column for the next row group, keeping its buffers.
+    fn clear(&mut self);
+}
+
+impl<V: Values> Encode for Column<V> {
+    fn kind(&self) -> Kind {
+        V::KIND
+    }
+    fn rows(&self) -> usize {
+        self.values.count() + self.nulls.len()
+    }
+    fn nulls(&self) -> usize {
+        self.nulls.len()
+    }
+    fn dictionary(&self) -> Option<(&[u8], usize)> {
+        self.values.dictionary()
+    }
+    fn encode_page<'a>(&'a self, rows: usize, out: &mut Vec<u8>) -> (&'a [u8], Option<MinMax>) {
         // Definition levels (every column is OPTIONAL): a u32 byte length,
         // then the levels (1 = a value) at bit width 1.
         let at = out.len();
@@ -128,50 +257,99 @@ impl Column {
         }
         let levels = (out.len() - at - 4) as u32;
         out[at..at + 4].copy_from_slice(&levels.to_le_bytes());
-        match &self.values {
-            Values::F64(v) => {
-                // Comparisons with NaN are false, so NaNs are skipped; only
-                // NaNs (or nothing) leave min > max. Four lanes, which the
-                // compiler turns into packed min/max instructions.
-                let (mut lo, mut hi) = ([f64::INFINITY; 4], [f64::NEG_INFINITY; 4]);
-                let quads = v.chunks_exact(4);
-                let rest = quads.remainder();
-                for q in quads {
-                    for k in 0..4 {
-                        lo[k] = if q[k] < lo[k] { q[k] } else { lo[k] };
-                        hi[k] = if q[k] > hi[k] { q[k] } else { hi[k] };
-                    }
-                }
-                for (k, &x) in rest.iter().enumerate() {
-                    lo[k] = if x < lo[k] { x } else { lo[k] };
-                    hi[k] = if x > hi[k] { x } else { hi[k] };
-                }
-                let min = lo.into_iter().fold(f64::INFINITY, |a, x| if x < a { x } else { a });
-                let max = hi.into_iter().fold(f64::NEG_INFINITY, |a, x| if x > a { x } else { a });
-                // The format asks for -0.0 as a zero minimum and +0.0 as a
-                // zero maximum, whichever zeros the values had.
-                let min = if min == 0.0 { -0.0 } else { min };
-                let max = if max == 0.0 { 0.0 } else { max };
-                (plain(v, out), (min <= max).then(|| MinMax::of(min.to_le_bytes(), max.to_le_bytes())))
-            }
-            Values::I64(v) => (plain(v, out), min_max(v).map(|(lo, hi)| MinMax::of(lo.to_le_bytes(), hi.to_le_bytes()))),
-            Values::I32(v) => (plain(v, out), min_max(v).map(|(lo, hi)| MinMax::of(lo.to_le_bytes(), hi.to_le_bytes()))),
-            Values::Bool(v) => {
-                // PLAIN booleans: one bit each, least significant bit first.
-                pack_bits(v, out);
-                let (min, max) = (v.iter().all(|&x| x), v.iter().any(|&x| x));
-                (&[], (!v.is_empty()).then(|| MinMax::of([u8::from(min)], [u8::from(max)])))
-            }
-            Values::Plain(bytes) => (bytes, None),
-            Values::Dict { keys, dict } => {
-                // RLE_DICTIONARY: the index bit width in one byte, then the
-                // indices as a hybrid run (no length prefix). Width 1 at
-                // least: some readers do not take a width of 0.
-                let width = (u32::BITS - (dict.len().max(2) as u32 - 1).leading_zeros()) as u8;
-                out.push(width);
-                hybrid(keys, width, out);
-                (&[], None)
-            }
+        self.values.encode(out)
+    }
+    fn clear(&mut self) {
+        self.nulls.clear();
+        self.values.clear();
+    }
+}
+
+/// A table's columns for one row group: one list per kind, and the schema
+/// order as (kind, index in its list).
+pub(crate) struct Columns {
+    pub(crate) f64s: Vec<Column<Vec<f64>>>,
+    pub(crate) i64s: Vec<Column<Vec<i64>>>,
+    pub(crate) i32s: Vec<Column<Vec<i32>>>,
+    pub(crate) bools: Vec<Column<Vec<bool>>>,
+    pub(crate) ids: Vec<Column<Plain>>,
+    pub(crate) labels: Vec<Column<Dict>>,
+    order: Vec<(Kind, usize)>,
+}
+
+/// How many columns of each kind, or how many of each a row has filled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PerKind {
+    pub(crate) f64: usize,
+    pub(crate) i64: usize,
+    pub(crate) i32: usize,
+    pub(crate) bool: usize,
+    pub(crate) id: usize,
+    pub(crate) label: usize,
+}
+
+impl PerKind {
+    fn of(&mut self, kind: Kind) -> &mut usize {
+        match kind {
+            Kind::F64 => &mut self.f64,
+            Kind::I64 => &mut self.i64,
+            Kind::I32 => &mut self.i32,
+            Kind::Bool => &mut self.bool,
+            Kind::Id => &mut self.id,
+            Kind::Str => &mut self.label,
+        }
+    }
+}
+
+impl Columns {
+    /// Columns of `kinds`, in that order, with room for `rows` rows.
+    pub(crate) fn new(kinds: impl IntoIterator<Item = Kind>, rows: usize) -> Columns {
+        let mut count = PerKind::default();
+        let order: Vec<(Kind, usize)> = kinds
+            .into_iter()
+            .map(|k| {
+                let n = count.of(k);
+                *n += 1;
+                (k, *n - 1)
+            })
+            .collect();
+        Columns {
+            f64s: (0..count.f64).map(|_| Column::new(rows)).collect(),
+            i64s: (0..count.i64).map(|_| Column::new(rows)).collect(),
+            i32s: (0..count.i32).map(|_| Column::new(rows)).collect(),
+            bools: (0..count.bool).map(|_| Column::new(rows)).collect(),
+            ids: (0..count.id).map(|_| Column::new(rows)).collect(),
+            labels: (0..count.label).map(|_| Column::new(rows)).collect(),
+            order,
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// How many columns of each kind.
+    pub(crate) fn per_kind(&self) -> PerKind {
+        PerKind {
+            f64: self.f64s.len(),
+            i64: self.i64s.len(),
+            i32: self.i32s.len(),
+            bool: self.bools.len(),
+            id: self.ids.len(),
+            label: self.labels.len(),
+        }
+    }
+
+    /// The `i`th column in schema order.
+    pub(crate) fn get(&mut self, i: usize) -> &mut dyn Encode {
+        let (kind, k) = self.order[i];
+        match kind {
+            Kind::F64 => &mut self.f64s[k],
+            Kind::I64 => &mut self.i64s[k],
+            Kind::I32 => &mut self.i32s[k],
+            Kind::Bool => &mut self.bools[k],
+            Kind::Id => &mut self.ids[k],
+            Kind::Str => &mut self.labels[k],
         }
     }
 }

@@ -15,7 +15,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use crate::column::{Column, MinMax};
+use crate::column::{Columns, Encode, MinMax};
 use crate::table::{Codec, Kind};
 use crate::thrift::{self, Compact};
 
@@ -112,11 +112,11 @@ impl FileWriter {
 
     /// Writes the columns (all the file's, in order, `rows` long) as a row
     /// group and empties them.
-    pub(crate) fn write_group(&mut self, columns: &mut [Column], rows: usize) -> io::Result<()> {
+    pub(crate) fn write_group(&mut self, columns: &mut Columns, rows: usize) -> io::Result<()> {
         assert_eq!(columns.len(), self.columns.len(), "a row group has every column");
         let mut chunks = Vec::with_capacity(columns.len());
-        for c in columns {
-            chunks.push(self.write_chunk(c, rows)?);
+        for i in 0..columns.len() {
+            chunks.push(self.write_chunk(columns.get(i), rows)?);
         }
         self.groups.push(RowGroup { rows: rows as u64, chunks });
         Ok(())
@@ -125,7 +125,7 @@ impl FileWriter {
     /// Writes a row group made of `from`'s chunks in `src` (a file of this
     /// writer's format whose columns are this file's first ones), copied as
     /// bytes, then `extra`, the remaining columns, encoded here.
-    pub(crate) fn copy_group(&mut self, src: &mut File, from: &RowGroup, extra: &mut [Column], rows: usize) -> io::Result<()> {
+    pub(crate) fn copy_group(&mut self, src: &mut File, from: &RowGroup, extra: &mut Columns, rows: usize) -> io::Result<()> {
         assert_eq!(from.chunks.len() + extra.len(), self.columns.len(), "a row group has every column");
         assert_eq!(rows, from.rows(), "the extra columns have the group's rows");
         // A row group's chunks are contiguous, in column order.
@@ -143,14 +143,17 @@ impl FileWriter {
             .iter()
             .map(|c| Chunk { start: c.start.wrapping_add(shift), data_page: c.data_page.wrapping_add(shift), ..c.clone() })
             .collect();
-        for c in extra {
-            chunks.push(self.write_chunk(c, rows)?);
+        for i in 0..extra.len() {
+            chunks.push(self.write_chunk(extra.get(i), rows)?);
         }
         self.groups.push(RowGroup { rows: from.rows, chunks });
         Ok(())
     }
 
-    fn write_chunk(&mut self, c: &mut Column, rows: usize) -> io::Result<Chunk> {
+    fn write_chunk(&mut self, c: &mut dyn Encode, rows: usize) -> io::Result<Chunk> {
+        // A row begun and not ended (`Row::end`) leaves its columns longer
+        // than the table.
+        assert_eq!(c.rows(), rows, "every column has a value or a null in each row");
         let start = self.pos;
         let mut uncompressed = 0;
         if let Some((plain, entries)) = c.dictionary() {
@@ -160,12 +163,12 @@ impl FileWriter {
         let data_page = self.pos;
         self.body.clear();
         let (tail, min_max) = c.encode_page(rows, &mut self.body);
-        let encoding = if c.kind == Kind::Str { RLE_DICTIONARY } else { PLAIN };
+        let encoding = if c.kind() == Kind::Str { RLE_DICTIONARY } else { PLAIN };
         uncompressed += self.write_page(DATA_PAGE, rows, encoding, tail)?;
         let chunk = Chunk {
             start,
             data_page,
-            dictionary: c.kind == Kind::Str,
+            dictionary: c.kind() == Kind::Str,
             size: self.pos - start,
             uncompressed,
             values: rows as u64,

@@ -7,7 +7,7 @@ use std::io;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::column::{Column, Values};
+use crate::column::{Columns, PerKind};
 use crate::file::{FileWriter, RowGroup};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,115 +45,140 @@ impl Codec {
     }
 }
 
-/// Rows are appended with the typed calls in column order, then
-/// `end_row()`, which checks that every column got a value.
+/// The columns of a table being filled, and its rows so far. Rows are
+/// appended through `row()`, column after column, or a run at a time
+/// through `rows()`.
 pub struct TableBuilder {
-    columns: Vec<Column>,
-    cursor: usize,
+    columns: Columns,
+    /// The columns of each kind.
+    kinds: PerKind,
     rows: usize,
+}
+
+/// One row: the typed calls in column order, then `end()`, which checks
+/// that every column got a value. Each call goes to the next column of its
+/// kind (the k-th `f64()` of a row to the table's k-th F64 column), so a
+/// value reaches its vector with no check of the kind: it can only land in
+/// a column of its own kind. A row that fills some column twice or not at
+/// all is caught in debug builds at `end()`, and in every build when its
+/// row group is written (each column must have exactly the group's rows). The row is a value whose cursor lives in
+/// registers: when a row is filled within one function, every column's
+/// position is a constant there, and a cell costs its vector's push.
+#[must_use = "a row is added by end()"]
+pub struct Row<'a> {
+    t: &'a mut TableBuilder,
+    /// The columns of each kind filled so far.
+    cursor: PerKind,
 }
 
 impl TableBuilder {
     /// A builder with room for `rows` rows before its vectors grow.
     pub fn new(columns: &[(&str, Kind)], rows: usize) -> TableBuilder {
-        TableBuilder { columns: columns.iter().map(|(_, k)| Column::new(*k, rows)).collect(), cursor: 0, rows: 0 }
+        let columns = Columns::new(columns.iter().map(|&(_, k)| k), rows);
+        TableBuilder { kinds: columns.per_kind(), columns, rows: 0 }
     }
 
-    #[inline]
-    fn next(&mut self) -> &mut Column {
-        let c = &mut self.columns[self.cursor];
-        self.cursor += 1;
-        c
+    #[inline(always)]
+    pub fn row(&mut self) -> Row<'_> {
+        Row { t: self, cursor: PerKind::default() }
     }
+}
 
-    #[inline]
-    pub fn f64(&mut self, v: Option<f64>) -> &mut Self {
-        let row = self.rows;
-        let c = self.next();
-        match (c.mark(v, row), &mut c.values) {
-            (Some(v), Values::F64(b)) => b.push(v),
-            (None, Values::F64(_)) => {}
-            _ => panic!("column {} is not f64", self.cursor - 1),
+impl Row<'_> {
+    #[inline(always)]
+    pub fn f64(mut self, v: Option<f64>) -> Self {
+        let c = &mut self.t.columns.f64s[self.cursor.f64];
+        self.cursor.f64 += 1;
+        match v {
+            Some(v) => c.values.push(v),
+            None => c.null(self.t.rows),
         }
         self
     }
-    #[inline]
-    pub fn i64(&mut self, v: Option<i64>) -> &mut Self {
-        let row = self.rows;
-        let c = self.next();
-        match (c.mark(v, row), &mut c.values) {
-            (Some(v), Values::I64(b)) => b.push(v),
-            (None, Values::I64(_)) => {}
-            _ => panic!("column {} is not i64", self.cursor - 1),
+    #[inline(always)]
+    pub fn i64(mut self, v: Option<i64>) -> Self {
+        let c = &mut self.t.columns.i64s[self.cursor.i64];
+        self.cursor.i64 += 1;
+        match v {
+            Some(v) => c.values.push(v),
+            None => c.null(self.t.rows),
         }
         self
     }
-    #[inline]
-    pub fn i32(&mut self, v: Option<i32>) -> &mut Self {
-        let row = self.rows;
-        let c = self.next();
-        match (c.mark(v, row), &mut c.values) {
-            (Some(v), Values::I32(b)) => b.push(v),
-            (None, Values::I32(_)) => {}
-            _ => panic!("column {} is not i32", self.cursor - 1),
+    #[inline(always)]
+    pub fn i32(mut self, v: Option<i32>) -> Self {
+        let c = &mut self.t.columns.i32s[self.cursor.i32];
+        self.cursor.i32 += 1;
+        match v {
+            Some(v) => c.values.push(v),
+            None => c.null(self.t.rows),
         }
         self
     }
-    /// A string: a label (`Kind::Str`) or an id (`Kind::Id`).
-    #[inline]
-    pub fn str(&mut self, v: Option<&str>) -> &mut Self {
-        let row = self.rows;
-        let c = self.next();
-        match (c.mark(v, row), &mut c.values) {
-            (Some(v), Values::Plain(b)) => {
+    #[inline(always)]
+    pub fn bool(mut self, v: Option<bool>) -> Self {
+        let c = &mut self.t.columns.bools[self.cursor.bool];
+        self.cursor.bool += 1;
+        match v {
+            Some(v) => c.values.push(v),
+            None => c.null(self.t.rows),
+        }
+        self
+    }
+    /// A string nearly unique per row (`Kind::Id`).
+    #[inline(always)]
+    pub fn id(mut self, v: Option<&[u8]>) -> Self {
+        let c = &mut self.t.columns.ids[self.cursor.id];
+        self.cursor.id += 1;
+        match v {
+            Some(v) => {
                 let len = u32::try_from(v.len()).expect("a string is shorter than 4 GiB");
-                b.extend_from_slice(&len.to_le_bytes());
-                b.extend_from_slice(v.as_bytes());
+                c.values.bytes.extend_from_slice(&len.to_le_bytes());
+                c.values.bytes.extend_from_slice(v);
+                c.values.count += 1;
             }
-            (Some(v), Values::Dict { keys, dict }) => keys.push(dict.intern(v.as_bytes())),
-            (None, Values::Plain(_) | Values::Dict { .. }) => {}
-            _ => panic!("column {} is not a string", self.cursor - 1),
+            None => c.null(self.t.rows),
+        }
+        self
+    }
+    /// A label (`Kind::Str`), interned by its content.
+    #[inline(always)]
+    pub fn str(mut self, v: Option<&str>) -> Self {
+        let c = &mut self.t.columns.labels[self.cursor.label];
+        self.cursor.label += 1;
+        match v {
+            Some(v) => c.values.keys.push(c.values.dict.intern(v.as_bytes())),
+            None => c.null(self.t.rows),
         }
         self
     }
     /// A label with a static address (`Kind::Str`): no hashing when the
     /// column has seen it lately.
     #[inline(always)]
-    pub fn label(&mut self, v: Option<&'static str>) -> &mut Self {
-        let row = self.rows;
-        let c = self.next();
-        match (c.mark(v, row), &mut c.values) {
-            (Some(v), Values::Dict { keys, dict }) => keys.push(dict.intern_static(v)),
-            (None, Values::Dict { .. }) => {}
-            _ => panic!("column {} is not a label", self.cursor - 1),
+    pub fn label(mut self, v: Option<&'static str>) -> Self {
+        let c = &mut self.t.columns.labels[self.cursor.label];
+        self.cursor.label += 1;
+        match v {
+            Some(v) => c.values.keys.push(c.values.dict.intern_static(v)),
+            None => c.null(self.t.rows),
         }
         self
     }
-    #[inline]
-    pub fn bool(&mut self, v: Option<bool>) -> &mut Self {
-        let row = self.rows;
-        let c = self.next();
-        match (c.mark(v, row), &mut c.values) {
-            (Some(v), Values::Bool(b)) => b.push(v),
-            (None, Values::Bool(_)) => {}
-            _ => panic!("column {} is not bool", self.cursor - 1),
-        }
-        self
+    #[inline(always)]
+    pub fn end(self) {
+        debug_assert_eq!(self.cursor, self.t.kinds, "a row fills every column once");
+        self.t.rows += 1;
     }
-    pub fn end_row(&mut self) {
-        assert_eq!(self.cursor, self.columns.len(), "row filled {} of {} columns", self.cursor, self.columns.len());
-        self.cursor = 0;
-        self.rows += 1;
-    }
+}
 
+impl TableBuilder {
     /// `n` rows without nulls, filled a column at a time: each column's
-    /// values go in with one kind check and one reservation, not one per
-    /// value. For runs of rows that share most values (a connection's
-    /// samples), through `ParquetTable::extend`, which splits them at row
-    /// group ends.
+    /// values go in with one reservation, not one per value. For runs of
+    /// rows that share most values (a connection's samples), through
+    /// `ParquetTable::extend`, which splits them at row group ends.
+    #[inline(always)]
     fn rows(&mut self, n: usize) -> Rows<'_> {
-        assert_eq!(self.cursor, 0, "rows start between rows");
-        Rows { t: self, n }
+        Rows { t: self, n, cursor: PerKind::default() }
     }
 
     pub fn len(&self) -> usize {
@@ -163,69 +188,64 @@ impl TableBuilder {
         self.len() == 0
     }
 
-    /// The columns and their row count, for writing (which empties them);
-    /// only between rows.
-    fn take_group(&mut self) -> (&mut [Column], usize) {
-        assert_eq!(self.cursor, 0, "a row group ends between rows");
+    /// The columns and their row count, for writing (which empties them).
+    fn take_group(&mut self) -> (&mut Columns, usize) {
         (&mut self.columns, std::mem::take(&mut self.rows))
     }
 }
 
-/// `TableBuilder::rows`: the columns in order, then `end()`, which checks
-/// that every column got its `n` values.
+/// `TableBuilder::rows`: the columns in order (each call to the next column
+/// of its kind, as for rows), each with its `n` values, then `end()`
+/// (checked as `Row::end` is).
 pub struct Rows<'a> {
     t: &'a mut TableBuilder,
     n: usize,
+    cursor: PerKind,
 }
 
 impl Rows<'_> {
     /// The same number in every row.
+    #[inline(always)]
     pub fn i64_all(&mut self, v: i64) -> &mut Self {
-        let n = self.n;
-        match &mut self.t.next().values {
-            Values::I64(b) => b.resize(b.len() + n, v),
-            _ => panic!("column {} is not i64", self.t.cursor - 1),
-        }
+        let b = &mut self.t.columns.i64s[self.cursor.i64].values;
+        self.cursor.i64 += 1;
+        b.extend(std::iter::repeat_n(v, self.n));
         self
     }
     /// The same label in every row: interned once.
+    #[inline(always)]
     pub fn label_all(&mut self, v: &'static str) -> &mut Self {
-        let n = self.n;
-        match &mut self.t.next().values {
-            Values::Dict { keys, dict } => keys.resize(keys.len() + n, dict.intern_static(v)),
-            _ => panic!("column {} is not a label", self.t.cursor - 1),
-        }
+        let d = &mut self.t.columns.labels[self.cursor.label].values;
+        self.cursor.label += 1;
+        let key = d.dict.intern_static(v);
+        d.keys.extend(std::iter::repeat_n(key, self.n));
         self
     }
+    #[inline(always)]
     pub fn i32_each(&mut self, v: impl ExactSizeIterator<Item = i32>) -> &mut Self {
         assert_eq!(v.len(), self.n, "one value per row");
-        match &mut self.t.next().values {
-            Values::I32(b) => b.extend(v),
-            _ => panic!("column {} is not i32", self.t.cursor - 1),
-        }
+        self.t.columns.i32s[self.cursor.i32].values.extend(v);
+        self.cursor.i32 += 1;
         self
     }
+    #[inline(always)]
     pub fn i64_each(&mut self, v: impl ExactSizeIterator<Item = i64>) -> &mut Self {
         assert_eq!(v.len(), self.n, "one value per row");
-        match &mut self.t.next().values {
-            Values::I64(b) => b.extend(v),
-            _ => panic!("column {} is not i64", self.t.cursor - 1),
-        }
+        self.t.columns.i64s[self.cursor.i64].values.extend(v);
+        self.cursor.i64 += 1;
         self
     }
+    #[inline(always)]
     pub fn f64_each(&mut self, v: impl ExactSizeIterator<Item = f64>) -> &mut Self {
         assert_eq!(v.len(), self.n, "one value per row");
-        match &mut self.t.next().values {
-            Values::F64(b) => b.extend(v),
-            _ => panic!("column {} is not f64", self.t.cursor - 1),
-        }
+        self.t.columns.f64s[self.cursor.f64].values.extend(v);
+        self.cursor.f64 += 1;
         self
     }
+    #[inline(always)]
     fn end(self) {
-        let t = self.t;
-        assert_eq!(t.cursor, t.columns.len(), "rows filled {} of {} columns", t.cursor, t.columns.len());
-        t.cursor = 0;
-        t.rows += self.n;
+        debug_assert_eq!(self.cursor, self.t.kinds, "rows fill every column once");
+        self.t.rows += self.n;
     }
 }
 
@@ -258,9 +278,10 @@ impl ParquetTable {
         })
     }
 
-    /// The row builder; call `flush_if_full()` after each `end_row()`.
-    pub fn row(&mut self) -> &mut TableBuilder {
-        &mut self.builder
+    /// The next row; call `flush_if_full()` after each `Row::end()`.
+    #[inline(always)]
+    pub fn row(&mut self) -> Row<'_> {
+        self.builder.row()
     }
 
     pub fn flush_if_full(&mut self) -> io::Result<()> {
@@ -275,6 +296,7 @@ impl ParquetTable {
     /// (`TableBuilder::rows`), once per stretch that fits in the current
     /// row group, with the stretch's range of `0..n`; row groups end where
     /// row-by-row filling would end them.
+    #[inline(always)]
     pub fn extend(&mut self, n: usize, mut fill: impl FnMut(&mut Rows<'_>, Range<usize>)) -> io::Result<()> {
         let mut at = 0;
         while at < n {
@@ -325,10 +347,10 @@ impl Extended {
         })
     }
 
-    /// The builder of the new columns: fill exactly `group.rows()` rows,
+    /// The next row of the new columns: fill exactly `group.rows()` rows,
     /// then call `append(group)`.
-    pub fn row(&mut self) -> &mut TableBuilder {
-        &mut self.extra
+    pub fn row(&mut self) -> Row<'_> {
+        self.extra.row()
     }
 
     /// Writes the source's row group followed by the rows filled since.

@@ -84,10 +84,10 @@ fn write(name: &str, rows: &[Row], codec: Codec, group_rows: usize) -> PathBuf {
             .i64(r.i)
             .i32(r.n)
             .str(r.label.as_deref())
-            .str(r.id.as_deref())
+            .id(r.id.as_deref().map(str::as_bytes))
             .bool(r.b)
             .label(r.stat)
-            .end_row();
+            .end();
         t.flush_if_full().unwrap();
     }
     t.close().unwrap()
@@ -249,7 +249,7 @@ fn extended_file_keeps_the_copied_chunks() {
         // The source again, to learn its row groups (same rows, same file).
         let mut t = ParquetTable::with_group_rows(&tmp("src2.parquet"), COLUMNS, codec, 64).unwrap();
         for r in &rows {
-            t.row().f64(r.f).i64(r.i).i32(r.n).str(r.label.as_deref()).str(r.id.as_deref()).bool(r.b).label(r.stat).end_row();
+            t.row().f64(r.f).i64(r.i).i32(r.n).str(r.label.as_deref()).id(r.id.as_deref().map(str::as_bytes)).bool(r.b).label(r.stat).end();
             t.flush_if_full().unwrap();
         }
         let (src2, groups) = t.close_with_groups().unwrap();
@@ -261,7 +261,7 @@ fn extended_file_keeps_the_copied_chunks() {
         let mut k = 0;
         for g in &groups {
             for _ in 0..g.rows() {
-                e.row().label(Some(LABELS[k % 2 + 2])).i64((k % 7 != 0).then_some(k as i64 * 3)).end_row();
+                e.row().label(Some(LABELS[k % 2 + 2])).i64((k % 7 != 0).then_some(k as i64 * 3)).end();
                 k += 1;
             }
             e.append(g).unwrap();
@@ -308,7 +308,7 @@ fn runs_filled_by_column_equal_rows_filled_one_by_one() {
     let mut t = ParquetTable::with_group_rows(&by_row, RUN_COLUMNS, Codec::None, 7).unwrap();
     for (conn, side, vals) in &runs {
         for (k, &v) in vals.iter().enumerate() {
-            t.row().i64(Some(*conn)).label(Some(side)).i32(Some(k as i32)).f64(Some(v as f64 / 8.0)).i64(Some(v)).end_row();
+            t.row().i64(Some(*conn)).label(Some(side)).i32(Some(k as i32)).f64(Some(v as f64 / 8.0)).i64(Some(v)).end();
             t.flush_if_full().unwrap();
         }
     }
@@ -354,4 +354,32 @@ fn a_run_column_of_the_wrong_length_is_refused() {
         r.i32_each([1, 2].into_iter());
     })
     .unwrap();
+}
+
+/// Each call fills the next column of its kind; a row that leaves a column
+/// out (here the second I64 column) is refused: at `end()` in debug builds,
+/// and in every build when its row group is written.
+#[test]
+fn a_row_missing_a_column_is_refused() {
+    let caught = std::panic::catch_unwind(|| {
+        let cols = &[("a", Kind::I64), ("b", Kind::F64), ("c", Kind::I64)];
+        let mut t = ParquetTable::with_group_rows(&tmp("short-row.parquet"), cols, Codec::None, 7).unwrap();
+        t.row().i64(Some(1)).f64(Some(2.0)).end();
+        t.close().unwrap();
+    });
+    let e = caught.expect_err("a short row must be refused");
+    let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();
+    let want = if cfg!(debug_assertions) { "a row fills every column once" } else { "every column has a value or a null in each row" };
+    assert!(msg.contains(want), "{msg}");
+}
+
+/// A row begun and dropped without `end()` leaves values in its columns
+/// that no row owns: the row group is refused when written.
+#[test]
+#[should_panic(expected = "every column has a value or a null in each row")]
+fn a_row_not_ended_is_refused_at_the_group() {
+    let mut t = ParquetTable::with_group_rows(&tmp("unended.parquet"), &[("a", Kind::I64)], Codec::None, 7).unwrap();
+    t.row().i64(Some(1)).end();
+    let _ = t.row().i64(Some(2));
+    t.close().unwrap();
 }
