@@ -3,14 +3,13 @@
 //! samples/, hosts.parquet, load.parquet. Schemas in docs/analyzer.md.
 
 use std::collections::BTreeMap;
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use tracelab_flow::ConnRecord;
 use tracelab_output::conn::{self, AddrText, ConnContext, ConnText, CONN_COLUMNS, CONN_FINAL_COLUMNS};
-use tracelab_output::table::{Codec, Extended, Kind, ParquetTable};
-use tracelab_output::RowGroup;
+use tracelab_output::table::{Codec, Kind, LateColumns, ParquetTable, ROW_GROUP_ROWS};
 
 use crate::driver::{create_file, Accounting};
 use crate::hosts::HostTable;
@@ -95,8 +94,9 @@ pub struct OutputWriters {
     conn_log_started: bool,
     codec: Codec,
     text: ConnText,
-    partial_path: PathBuf,
-    partial: ParquetTable,
+    /// connections.parquet, its last columns (`CONN_FINAL_COLUMNS`) written
+    /// in phase 2.
+    connections: ParquetTable,
     conns: ConnSpill,
     warmups: ParquetTable,
     trains: ParquetTable,
@@ -105,15 +105,19 @@ pub struct OutputWriters {
 
 impl OutputWriters {
     pub fn create(dir: &Path, codec: Codec) -> io::Result<OutputWriters> {
-        let partial_path = dir.join(".connections.partial.parquet");
         let samples = dir.join("samples");
         Ok(OutputWriters {
             conn_log: create_file(&dir.join("conn.log"))?,
             conn_log_started: false,
             codec,
             text: ConnText::default(),
-            partial: ParquetTable::create(&partial_path, CONN_COLUMNS, codec)?,
-            partial_path,
+            connections: ParquetTable::with_late_columns(
+                &dir.join("connections.parquet"),
+                CONN_COLUMNS,
+                CONN_FINAL_COLUMNS,
+                codec,
+                ROW_GROUP_ROWS,
+            )?,
             conns: ConnSpill::create(dir)?,
             warmups: ParquetTable::create(&samples.join("warmups.parquet"), WARMUP_COLUMNS, codec)?,
             trains: ParquetTable::create(&samples.join("trains.parquet"), TRAIN_COLUMNS, codec)?,
@@ -143,8 +147,8 @@ impl OutputWriters {
         let uid = c.uid.as_str().as_bytes();
         self.text.fill(c, uid, &ctx);
         self.conn_log.write_all(self.text.line())?;
-        conn::push_conn(self.partial.row(), c, uid, &ctx, &self.text);
-        self.partial.flush_if_full()?;
+        conn::push_conn(self.connections.row(), c, uid, &ctx, &self.text);
+        self.connections.flush_if_full()?;
         self.conns.push(&ConnTotals::of(c))?;
         // A connection side's samples share `conn` and `side`: appended a
         // column at a time.
@@ -183,13 +187,11 @@ impl OutputWriters {
         conn::write_conn_log_close(&mut self.conn_log, &conn::zeek_stamp(acc.last_ts_ns.unwrap_or(0)))?;
         self.conn_log.flush()?;
         let mut files = vec![dir.join("conn.log")];
-        let (_, groups) = self.partial.close_with_groups()?;
         for t in [self.warmups, self.trains, self.rtts] {
             files.push(t.close()?);
         }
-        let (path, composition) = add_category(dir, &self.partial_path, &groups, servers, local, self.conns, self.codec)?;
+        let (path, composition) = add_category(self.connections.into_late()?, servers, local, self.conns)?;
         files.push(path);
-        fs::remove_file(&self.partial_path)?;
 
         let path = dir.join("samples").join("packet_sizes.parquet");
         let mut t = ParquetTable::create(&path, SIZE_COLUMNS, self.codec)?;
@@ -217,29 +219,22 @@ impl OutputWriters {
     }
 }
 
-/// Phase 2: connections.parquet = the partial table's row groups, copied
-/// as encoded bytes, each followed by the two columns that need the final
-/// server set, encoded here. The composition takes each connection's volumes
-/// from the connection spill, so nothing is decoded.
+/// Phase 2: connections.parquet's two columns that need the final server
+/// set, written row group by row group after all the others (nothing of
+/// the rest is read back or copied). The composition takes each
+/// connection's volumes from the connection spill, so nothing is decoded.
 fn add_category(
-    dir: &Path,
-    partial: &Path,
-    groups: &[RowGroup],
+    mut out: LateColumns,
     servers: &Servers,
     local: &LocalNets,
     conns: ConnSpill,
-    codec: Codec,
 ) -> io::Result<(PathBuf, Composition)> {
-    let mut all = CONN_COLUMNS.to_vec();
-    all.extend_from_slice(CONN_FINAL_COLUMNS);
-    let path = dir.join("connections.parquet");
-    let mut out = Extended::create(&path, &all, CONN_FINAL_COLUMNS.len(), partial, codec)?;
     let mut conns = conns.into_reader()?;
     // Summed per (scope, category) in a fixed table, then handed over as
     // the map of the cells that had connections.
     let mut cells = [[CompositionCell::default(); Category::ALL.len()]; Scope::ALL.len()];
-    for group in groups {
-        for _ in 0..group.rows() {
+    for group in 0..out.group_rows().len() {
+        for _ in 0..out.group_rows()[group] {
             let v = conns.next_conn()?;
             let (o, r) = (v.orig, v.resp);
             let category = servers.category(local, &o, &r);
@@ -258,9 +253,9 @@ fn add_category(
                 cell.download_bytes += down;
             }
         }
-        out.append(group)?;
+        out.end_group()?;
     }
-    out.close()?;
+    let path = out.close()?;
     let mut comp = Composition::default();
     for (scope, row) in Scope::ALL.into_iter().zip(cells) {
         for (category, cell) in Category::ALL.into_iter().zip(row) {

@@ -2,7 +2,12 @@
 //! apache/parquet-format, `parquet.thrift` and `Encodings.md`).
 //!
 //! Each row group holds one column chunk per column, and each chunk one data
-//! page (format v1), preceded by a dictionary page for labels. The footer
+//! page (format v1), preceded by a dictionary page for labels. A file may
+//! have *late* columns, whose chunks are written after every row group's
+//! other chunks (connections.parquet's columns that need the whole trace):
+//! the footer gives every chunk's own offset, which is all the format asks
+//! of a row group's chunks (they need not be adjacent), so no byte of the
+//! file is written twice. The footer
 //! has the schema, per chunk the offsets, sizes, encodings and statistics
 //! (null count, and min/max for numbers and booleans), and column orders so
 //! readers trust the min/max. Not written: page indexes (ColumnIndex,
@@ -12,7 +17,7 @@
 //! DuckDB derive the same column types from the Parquet schema alone).
 
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use crate::column::{Columns, Encode, MinMax};
@@ -67,13 +72,13 @@ pub struct Chunk {
 
 /// A written row group: its row count and its chunks, in column order.
 #[derive(Clone, Debug)]
-pub struct RowGroup {
+struct RowGroup {
     rows: u64,
     chunks: Vec<Chunk>,
 }
 
 impl RowGroup {
-    pub fn rows(&self) -> usize {
+    fn rows(&self) -> usize {
         self.rows as usize
     }
 }
@@ -83,6 +88,8 @@ pub struct FileWriter {
     /// Bytes written so far.
     pos: u64,
     columns: Vec<(String, Kind)>,
+    /// How many of the last `columns` are late (`write_late`).
+    late: usize,
     codec: Codec,
     groups: Vec<RowGroup>,
     /// A page's uncompressed body, its Snappy form, and a page header or the
@@ -94,13 +101,17 @@ pub struct FileWriter {
 }
 
 impl FileWriter {
-    pub fn create(path: &Path, columns: &[(&str, Kind)], codec: Codec) -> io::Result<FileWriter> {
+    /// A file of `columns`, the last `late` of them written with
+    /// `write_late` once every row group's other chunks are written.
+    pub fn create(path: &Path, columns: &[(&str, Kind)], late: usize, codec: Codec) -> io::Result<FileWriter> {
+        assert!(late < columns.len(), "a file has columns written with its rows");
         let mut out = BufWriter::with_capacity(1 << 16, File::create(path)?);
         out.write_all(MAGIC)?;
         Ok(FileWriter {
             out,
             pos: MAGIC.len() as u64,
             columns: columns.iter().map(|(n, k)| (n.to_string(), *k)).collect(),
+            late,
             codec,
             groups: Vec::new(),
             body: Vec::new(),
@@ -110,11 +121,11 @@ impl FileWriter {
         })
     }
 
-    /// Writes the columns (all the file's, in order, `rows` long) as a row
-    /// group and empties them.
+    /// Writes the columns (the file's, in order, but for the late ones;
+    /// `rows` long) as a row group and empties them.
     pub(crate) fn write_group(&mut self, columns: &mut Columns, rows: usize) -> io::Result<()> {
-        assert_eq!(columns.len(), self.columns.len(), "a row group has every column");
-        let mut chunks = Vec::with_capacity(columns.len());
+        assert_eq!(columns.len(), self.columns.len() - self.late, "a row group has every column but the late ones");
+        let mut chunks = Vec::with_capacity(self.columns.len());
         for i in 0..columns.len() {
             chunks.push(self.write_chunk(columns.get(i), rows)?);
         }
@@ -122,31 +133,22 @@ impl FileWriter {
         Ok(())
     }
 
-    /// Writes a row group made of `from`'s chunks in `src` (a file of this
-    /// writer's format whose columns are this file's first ones), copied as
-    /// bytes, then `extra`, the remaining columns, encoded here.
-    pub(crate) fn copy_group(&mut self, src: &mut File, from: &RowGroup, extra: &mut Columns, rows: usize) -> io::Result<()> {
-        assert_eq!(from.chunks.len() + extra.len(), self.columns.len(), "a row group has every column");
-        assert_eq!(rows, from.rows(), "the extra columns have the group's rows");
-        // A row group's chunks are contiguous, in column order.
-        let (first, last) = (&from.chunks[0], &from.chunks[from.chunks.len() - 1]);
-        let len = last.start + last.size - first.start;
-        src.seek(SeekFrom::Start(first.start))?;
-        let copied = io::copy(&mut src.take(len), &mut self.out)?;
-        if copied != len {
-            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "row group shorter than its metadata says"));
+    /// Row counts of the row groups written so far, in order.
+    pub(crate) fn group_rows(&self) -> impl Iterator<Item = usize> + '_ {
+        self.groups.iter().map(RowGroup::rows)
+    }
+
+    /// Writes the late columns (in order, as long as row group `group`) as
+    /// that group's last chunks and empties them.
+    pub(crate) fn write_late(&mut self, group: usize, columns: &mut Columns, rows: usize) -> io::Result<()> {
+        assert_eq!(columns.len(), self.late, "the late columns, all of them");
+        let g = &self.groups[group];
+        assert_eq!(g.chunks.len(), self.columns.len() - self.late, "a row group's late columns are written once");
+        assert_eq!(rows, g.rows(), "the late columns have the group's rows");
+        for i in 0..columns.len() {
+            let chunk = self.write_chunk(columns.get(i), rows)?;
+            self.groups[group].chunks.push(chunk);
         }
-        let shift = self.pos.wrapping_sub(first.start);
-        self.pos += len;
-        let mut chunks: Vec<Chunk> = from
-            .chunks
-            .iter()
-            .map(|c| Chunk { start: c.start.wrapping_add(shift), data_page: c.data_page.wrapping_add(shift), ..c.clone() })
-            .collect();
-        for i in 0..extra.len() {
-            chunks.push(self.write_chunk(extra.get(i), rows)?);
-        }
-        self.groups.push(RowGroup { rows: from.rows, chunks });
         Ok(())
     }
 
@@ -213,8 +215,12 @@ impl FileWriter {
         Ok((self.header.len() + plain_size) as u64)
     }
 
-    /// Writes the footer and closes the file; returns its row groups.
-    pub fn finish(mut self) -> io::Result<Vec<RowGroup>> {
+    /// Writes the footer and closes the file.
+    pub fn finish(mut self) -> io::Result<()> {
+        assert!(
+            self.groups.iter().all(|g| g.chunks.len() == self.columns.len()),
+            "every row group has its late columns"
+        );
         self.header.clear();
         let mut f = Compact::new(&mut self.header);
         f.i32(1, 1);
@@ -255,6 +261,8 @@ impl FileWriter {
                 }
                 f.end().end().end();
             }
+            // Sizes of the group's chunks wherever they lie (late ones after
+            // the last group); file_offset is its first chunk's.
             let size: u64 = g.chunks.iter().map(|c| c.uncompressed).sum();
             let on_disk: u64 = g.chunks.iter().map(|c| c.size).sum();
             f.i64(2, size as i64).i64(3, g.rows as i64);
@@ -275,7 +283,6 @@ impl FileWriter {
         self.out.write_all(&self.header)?;
         self.out.write_all(&(self.header.len() as u32).to_le_bytes())?;
         self.out.write_all(MAGIC)?;
-        self.out.flush()?;
-        Ok(self.groups)
+        self.out.flush()
     }
 }

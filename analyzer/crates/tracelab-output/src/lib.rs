@@ -8,4 +8,3 @@ mod file;
 pub mod table;
 mod thrift;
 
-pub use file::RowGroup;

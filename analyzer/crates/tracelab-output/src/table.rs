@@ -2,13 +2,12 @@
 //! declared once (names and kinds) and filled row by row in that order, and
 //! a Parquet file written from it row group by row group (file.rs).
 
-use std::fs::File;
 use std::io;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::column::{Columns, PerKind};
-use crate::file::{FileWriter, RowGroup};
+use crate::file::FileWriter;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -260,6 +259,8 @@ pub struct ParquetTable {
     path: PathBuf,
     builder: TableBuilder,
     file: FileWriter,
+    /// The late columns' builder (no columns for most tables).
+    late: TableBuilder,
     group_rows: usize,
 }
 
@@ -269,11 +270,26 @@ impl ParquetTable {
     }
 
     pub fn with_group_rows(path: &Path, columns: &[(&str, Kind)], codec: Codec, group_rows: usize) -> io::Result<ParquetTable> {
+        ParquetTable::with_late_columns(path, columns, &[], codec, group_rows)
+    }
+
+    /// A table whose file has `columns`, filled row by row, then `late`
+    /// columns filled after the last row, through `into_late` (values that
+    /// need the whole input, such as a connection's category).
+    pub fn with_late_columns(
+        path: &Path,
+        columns: &[(&str, Kind)],
+        late: &[(&str, Kind)],
+        codec: Codec,
+        group_rows: usize,
+    ) -> io::Result<ParquetTable> {
         assert!(group_rows > 0, "a row group has rows");
+        let all: Vec<(&str, Kind)> = columns.iter().chain(late).copied().collect();
         Ok(ParquetTable {
             path: path.to_path_buf(),
             builder: TableBuilder::new(columns, group_rows),
-            file: FileWriter::create(path, columns, codec)?,
+            file: FileWriter::create(path, &all, late.len(), codec)?,
+            late: TableBuilder::new(late, group_rows),
             group_rows,
         })
     }
@@ -310,56 +326,69 @@ impl ParquetTable {
         self.flush_if_full()
     }
 
-    /// Writes the last rows and the footer; returns the path and the row
-    /// groups written (for copying them into another file: `Extended`).
-    pub fn close_with_groups(mut self) -> io::Result<(PathBuf, Vec<RowGroup>)> {
+    /// Writes the last rows.
+    fn write_last_group(&mut self) -> io::Result<()> {
         if !self.builder.is_empty() {
             let (columns, rows) = self.builder.take_group();
             self.file.write_group(columns, rows)?;
         }
-        Ok((self.path, self.file.finish()?))
+        Ok(())
     }
 
-    pub fn close(self) -> io::Result<PathBuf> {
-        Ok(self.close_with_groups()?.0)
+    /// Writes the last rows and the footer (a table without late columns).
+    pub fn close(mut self) -> io::Result<PathBuf> {
+        self.write_last_group()?;
+        self.file.finish()?;
+        Ok(self.path)
+    }
+
+    /// Writes the last rows; the late columns are then filled row group by
+    /// row group through the returned `LateColumns`.
+    pub fn into_late(mut self) -> io::Result<LateColumns> {
+        self.write_last_group()?;
+        let groups = self.file.group_rows().collect();
+        Ok(LateColumns { path: self.path, file: self.file, builder: self.late, groups, next: 0 })
     }
 }
 
-/// Builds a file whose first columns are another file's, copied chunk by
-/// chunk as bytes, and whose last columns are encoded here: phase 2's
-/// connections.parquet (the partial table plus the columns that needed the
-/// whole trace).
-pub struct Extended {
+/// The late columns of a `ParquetTable` (`into_late`): filled row by row,
+/// as many rows per row group as the group has (`group_rows`), each group
+/// ended with `end_group`; `close` then writes the footer. Their chunks go
+/// after all the others (see file.rs): nothing is copied.
+pub struct LateColumns {
+    path: PathBuf,
     file: FileWriter,
-    src: File,
-    extra: TableBuilder,
+    builder: TableBuilder,
+    /// Rows of each row group, in order; `next` is the group being filled.
+    groups: Vec<usize>,
+    next: usize,
 }
 
-impl Extended {
-    /// `columns` are all the file's: the source's, then the new ones,
-    /// `extra` of them. `src` was written by `ParquetTable` with the same
-    /// codec (the footer states one codec for all chunks).
-    pub fn create(path: &Path, columns: &[(&str, Kind)], extra: usize, src: &Path, codec: Codec) -> io::Result<Extended> {
-        Ok(Extended {
-            file: FileWriter::create(path, columns, codec)?,
-            src: File::open(src)?,
-            extra: TableBuilder::new(&columns[columns.len() - extra..], ROW_GROUP_ROWS),
-        })
+impl LateColumns {
+    /// Row counts of the row groups, in file order.
+    pub fn group_rows(&self) -> &[usize] {
+        &self.groups
     }
 
-    /// The next row of the new columns: fill exactly `group.rows()` rows,
-    /// then call `append(group)`.
+    /// The next row of the late columns.
+    #[inline(always)]
     pub fn row(&mut self) -> Row<'_> {
-        self.extra.row()
+        self.builder.row()
     }
 
-    /// Writes the source's row group followed by the rows filled since.
-    pub fn append(&mut self, group: &RowGroup) -> io::Result<()> {
-        let (columns, rows) = self.extra.take_group();
-        self.file.copy_group(&mut self.src, group, columns, rows)
+    /// Writes the rows filled since the last group as the next row group's
+    /// late chunks (they must be as many as the group's rows).
+    pub fn end_group(&mut self) -> io::Result<()> {
+        let (columns, rows) = self.builder.take_group();
+        self.file.write_late(self.next, columns, rows)?;
+        self.next += 1;
+        Ok(())
     }
 
-    pub fn close(self) -> io::Result<()> {
-        self.file.finish().map(drop)
+    /// Writes the footer; every row group must have been ended.
+    pub fn close(self) -> io::Result<PathBuf> {
+        assert_eq!(self.next, self.groups.len(), "every row group gets its late columns");
+        self.file.finish()?;
+        Ok(self.path)
     }
 }

@@ -13,7 +13,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::{Compression, Type as PhysicalType};
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::statistics::Statistics;
-use tracelab_output::table::{Codec, Extended, Kind, ParquetTable};
+use tracelab_output::table::{Codec, Kind, ParquetTable};
 
 const COLUMNS: &[(&str, Kind)] = &[
     ("f", Kind::F64),
@@ -240,33 +240,32 @@ fn an_empty_table_is_a_valid_file() {
     assert!(batches.iter().all(|b| b.num_rows() == 0));
 }
 
-/// `Extended`: the source's row groups copied as bytes, then new columns.
+/// Late columns: written after every row group's other chunks (so a row
+/// group's chunks are not adjacent), read back by an independent reader
+/// with the other columns' values and statistics unchanged, and the late
+/// ones' values and statistics right in every row group.
 #[test]
-fn extended_file_keeps_the_copied_chunks() {
+fn late_columns_read_back_with_their_row_groups() {
     let rows = rows(530);
+    let late_columns = [("extra_label", Kind::Str), ("extra_n", Kind::I64)];
     for codec in [Codec::None, Codec::Snappy] {
-        let src = write(&format!("src-{}.parquet", codec.name()), &rows, codec, 64);
-        // The source again, to learn its row groups (same rows, same file).
-        let mut t = ParquetTable::with_group_rows(&tmp("src2.parquet"), COLUMNS, codec, 64).unwrap();
+        let out = tmp(&format!("late-{}.parquet", codec.name()));
+        let mut t = ParquetTable::with_late_columns(&out, COLUMNS, &late_columns, codec, 64).unwrap();
         for r in &rows {
             t.row().f64(r.f).i64(r.i).i32(r.n).str(r.label.as_deref()).id(r.id.as_deref().map(str::as_bytes)).bool(r.b).label(r.stat).end();
             t.flush_if_full().unwrap();
         }
-        let (src2, groups) = t.close_with_groups().unwrap();
-        assert_eq!(std::fs::read(&src).unwrap(), std::fs::read(&src2).unwrap(), "the writer is deterministic");
-        let mut all = COLUMNS.to_vec();
-        all.extend_from_slice(&[("extra_label", Kind::Str), ("extra_n", Kind::I64)]);
-        let out = tmp(&format!("extended-{}.parquet", codec.name()));
-        let mut e = Extended::create(&out, &all, 2, &src2, codec).unwrap();
+        let mut late = t.into_late().unwrap();
+        assert_eq!(late.group_rows(), [64, 64, 64, 64, 64, 64, 64, 64, 18]);
         let mut k = 0;
-        for g in &groups {
-            for _ in 0..g.rows() {
-                e.row().label(Some(LABELS[k % 2 + 2])).i64((k % 7 != 0).then_some(k as i64 * 3)).end();
+        for g in 0..late.group_rows().len() {
+            for _ in 0..late.group_rows()[g] {
+                late.row().label(Some(LABELS[k % 2 + 2])).i64((k % 7 != 0).then_some(k as i64 * 3)).end();
                 k += 1;
             }
-            e.append(g).unwrap();
+            late.end_group().unwrap();
         }
-        e.close().unwrap();
+        assert_eq!(late.close().unwrap(), out);
         let (meta, batches) = read(&out);
         check_values(&batches, &rows);
         check_statistics(&meta, &rows, 64);
@@ -281,7 +280,12 @@ fn extended_file_keeps_the_copied_chunks() {
             }
         }
         assert_eq!(k, rows.len());
+        // Where the last group's last column written with the rows ends.
+        let c = meta.row_groups().last().unwrap().column(6);
+        let last_group_end = c.dictionary_page_offset().unwrap_or(c.data_page_offset()) + c.compressed_size();
         for (g, rg) in meta.row_groups().iter().enumerate() {
+            // The late chunks lie after the last group's other chunks.
+            assert!(rg.column(7).dictionary_page_offset().unwrap() >= last_group_end, "group {g}");
             match rg.column(8).statistics().unwrap() {
                 Statistics::Int64(s) => {
                     let vals = (g * 64..(g * 64 + rg.num_rows() as usize)).filter(|k| k % 7 != 0).map(|k| k as i64 * 3);
@@ -291,6 +295,23 @@ fn extended_file_keeps_the_copied_chunks() {
             }
         }
     }
+}
+
+/// A table whose late columns were not all written is refused at the end.
+#[test]
+#[should_panic(expected = "every row group gets its late columns")]
+fn late_columns_left_unwritten_are_refused() {
+    let mut t = ParquetTable::with_late_columns(&tmp("late-missing.parquet"), COLUMNS, &[("extra_n", Kind::I64)], Codec::None, 2).unwrap();
+    for r in &rows(3) {
+        t.row().f64(r.f).i64(r.i).i32(r.n).str(r.label.as_deref()).id(r.id.as_deref().map(str::as_bytes)).bool(r.b).label(r.stat).end();
+        t.flush_if_full().unwrap();
+    }
+    let mut late = t.into_late().unwrap();
+    for _ in 0..2 {
+        late.row().i64(Some(1)).end();
+    }
+    late.end_group().unwrap();
+    late.close().unwrap();
 }
 
 /// `ParquetTable::extend` (rows filled a column at a time) writes the same
