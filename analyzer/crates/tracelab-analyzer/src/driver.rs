@@ -10,7 +10,6 @@
 //! order of output rows do not depend on how packets were sharded, and memory
 //! stays bounded by active connections plus one epoch of finished ones.
 
-use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -232,47 +231,40 @@ impl Shard {
 /// Collects epoch results from all shards and writes complete epochs in
 /// deterministic order.
 struct Merger {
-    /// Per epoch: how many shards reported, and all their records in the
-    /// vector of the first to report (`EpochResult::shard` says whose).
-    pending: BTreeMap<u64, (usize, EpochResult)>,
+    /// Per epoch: the shards' results, in the order they arrived.
+    pending: BTreeMap<u64, Vec<EpochResult>>,
     shards: usize,
-    /// Scratch: an epoch's (first timestamp, uid, position) in output order.
-    order: Vec<(i64, Uid, usize)>,
+    /// Scratch: an epoch's (first timestamp, uid, result, position) in
+    /// output order.
+    order: Vec<(i64, Uid, u32, u32)>,
 }
 
 impl Merger {
     /// Takes one shard's epoch; writes every epoch all shards have reported.
     /// Each vector goes back to its shard emptied, through `shards`.
-    fn offer(&mut self, mut result: EpochResult, out: &mut Sink, shards: &[Shard]) -> std::io::Result<()> {
-        // The first shard's records are moved in, not copied (one shard: all).
-        match self.pending.entry(result.epoch) {
-            Entry::Vacant(v) => {
-                v.insert((1, result));
-            }
-            Entry::Occupied(mut o) => {
-                let (n, all) = o.get_mut();
-                *n += 1;
-                all.records.append(&mut result.records);
-                give_back(shards, result);
-            }
-        }
+    fn offer(&mut self, result: EpochResult, out: &mut Sink, shards: &[Shard]) -> std::io::Result<()> {
+        self.pending.entry(result.epoch).or_insert_with(|| Vec::with_capacity(self.shards)).push(result);
         // Epochs complete in order per shard, so write every leading complete one.
-        while let Some((&e, (n, _))) = self.pending.iter().next() {
-            if *n < self.shards {
+        while let Some(entry) = self.pending.first_entry() {
+            if entry.get().len() < self.shards {
                 break;
             }
-            let (_, result) = self.pending.remove(&e).unwrap();
-            let recs = &result.records;
-            // Small keys are sorted, not the records (moving ~700-byte
-            // records cost more than comparing them); the index makes the
-            // unstable sort keep arrival order among equal keys.
+            let results = entry.remove();
+            // Small keys are sorted, not the records (moving ~1 KB records,
+            // or gathering the shards' into one vector, cost more than
+            // comparing them); (result, position) makes the unstable sort
+            // keep arrival order among equal keys.
             self.order.clear();
-            self.order.extend(recs.iter().enumerate().map(|(i, r)| (r.ts_ns, r.uid, i)));
-            self.order.sort_unstable();
-            for &(_, _, i) in &self.order {
-                out.write(&recs[i])?;
+            for (k, r) in results.iter().enumerate() {
+                self.order.extend(r.records.iter().enumerate().map(|(i, c)| (c.ts_ns, c.uid, k as u32, i as u32)));
             }
-            give_back(shards, result);
+            self.order.sort_unstable();
+            for &(_, _, k, i) in &self.order {
+                out.write(&results[k as usize].records[i as usize])?;
+            }
+            for r in results {
+                give_back(shards, r);
+            }
         }
         Ok(())
     }
