@@ -43,10 +43,6 @@ pub(crate) fn zeek_ports(p: &PacketMeta) -> (u16, u16, bool) {
 }
 
 impl FlowKey {
-    pub fn of(p: &PacketMeta) -> FlowKey {
-        Self::oriented(p, zeek_ports(p)).0
-    }
-
     /// The key of a packet whose [`zeek_ports`] are `ports`, and whether
     /// the packet runs from `b` to `a` (its endpoints were swapped). Two
     /// packets of one connection came from the same side exactly when

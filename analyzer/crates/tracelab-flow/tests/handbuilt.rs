@@ -564,6 +564,21 @@ fn shard_is_direction_independent_and_uid_deterministic() {
     for n in [1, 2, 3, 7, 16] {
         assert_eq!(Tracker::shard_of(&a, n), Tracker::shard_of(&b, n));
     }
+    // ICMP echo request and reply: type/code differ by direction.
+    let (mut q, mut r) = (udp(0, (C, 0), (S, 0), 8), udp(0, (S, 0), (C, 0), 8));
+    (q.ip_proto, q.sport, q.dport) = (ip_proto::ICMP, 8, 0);
+    (r.ip_proto, r.sport, r.dport) = (ip_proto::ICMP, 0, 0);
+    for n in [2, 3, 7, 16] {
+        assert_eq!(Tracker::shard_of(&q, n), Tracker::shard_of(&r, n));
+    }
+    // Connections spread evenly: 4,000 client ports over 4 shards.
+    let mut per_shard = [0; 4];
+    for port in 0..4000u16 {
+        let mut p = tcp(0, CL, SV, "S", 1, 0, 0);
+        p.sport = 20_000 + port;
+        per_shard[Tracker::shard_of(&p, 4)] += 1;
+    }
+    assert!(per_shard.iter().all(|&k| (850..1150).contains(&k)), "{per_shard:?}");
     let u1 = one(&handshake()).uid;
     let u2 = one(&handshake()).uid;
     assert_eq!(u1, u2);
