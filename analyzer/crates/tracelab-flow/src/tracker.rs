@@ -801,14 +801,7 @@ mod tests {
     use super::*;
 
     fn key(i: u16) -> FlowKey {
-        FlowKey {
-            a: Addr::v4([10, 0, 0, 1]),
-            pa: i,
-            b: Addr::v4([10, 0, 0, 2]),
-            pb: 80,
-            proto: 6,
-            one_way: false,
-        }
+        FlowKey::new(Addr::v4([10, 0, 0, 1]), i, Addr::v4([10, 0, 0, 2]), 80, 6, false)
     }
 
     /// A time is inside a bin's span exactly when its division gives that
