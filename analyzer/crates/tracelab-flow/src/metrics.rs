@@ -277,26 +277,28 @@ impl TcpMetrics {
         );
         // Handshake RTT: the last SYN before the SYN/ACK (the one most
         // likely answered), the last SYN/ACK before the final ACK.
-        if syn && !ackf && self.t_synack.is_none() {
-            self.syn_slot = Some(slot);
-            self.t_syn = Some(ts);
-        } else if syn && ackf && self.syn_slot == Some(slot ^ 1) && self.t_ack.is_none() {
-            self.t_synack = Some(ts);
-            self.synack_seq = seq;
-        } else if !syn
+        // (After the handshake the common packet tests two flags here.)
+        if syn {
+            if !ackf && self.t_synack.is_none() {
+                self.syn_slot = Some(slot);
+                self.t_syn = Some(ts);
+            } else if ackf && self.syn_slot == Some(slot ^ 1) && self.t_ack.is_none() {
+                self.t_synack = Some(ts);
+                self.synack_seq = seq;
+            }
+            if self.side[slot].snd_max.is_none() {
+                // The stream starts after the SYN: data after a hole at the
+                // start is then recognised as reordered, not retransmitted.
+                self.side[slot].snd_max = Some(seq.wrapping_add(1));
+            }
+        } else if self.t_ack.is_none()
             && !rst
             && ackf
             && self.syn_slot == Some(slot)
             && self.t_synack.is_some()
-            && self.t_ack.is_none()
             && ack == self.synack_seq.wrapping_add(1)
         {
             self.t_ack = Some(ts);
-        }
-        if syn && self.side[slot].snd_max.is_none() {
-            // The stream starts after the SYN: data after a hole at the
-            // start is then recognised as reordered, not retransmitted.
-            self.side[slot].snd_max = Some(seq.wrapping_add(1));
         }
         if fin || rst {
             self.fin_or_rst = true;
