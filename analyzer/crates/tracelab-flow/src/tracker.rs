@@ -717,10 +717,9 @@ impl Conn {
 /// The times `[start, end)` of load bin `bin` of `width` ns; empty when
 /// they do not fit an i64 (every packet then takes the division).
 fn bin_span(bin: i64, width: i64) -> (i64, i64) {
-    match bin.checked_mul(width).and_then(|s| Some((s, s.checked_add(width)?))) {
-        Some(span) => span,
-        None => (i64::MAX, i64::MIN),
-    }
+    bin.checked_mul(width)
+        .and_then(|s| Some((s, s.checked_add(width)?)))
+        .unwrap_or((i64::MAX, i64::MIN))
 }
 
 fn is_broadcast(a: &Addr) -> bool {
