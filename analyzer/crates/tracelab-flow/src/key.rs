@@ -12,15 +12,16 @@ use tracelab_decode::{ip_proto, Addr, PacketMeta};
 
 use crate::record::Uid;
 
-/// The bidirectional 5-tuple (plus Zeek's one-way ICMP flag).
-#[derive(Clone, Copy, Debug, Eq, PartialOrd, Ord)]
+/// The bidirectional 5-tuple (plus Zeek's one-way ICMP flag): endpoint
+/// `a` (address, port) and endpoint `b`, the protocol and the flag. The
+/// ports, protocol and flag are kept as the one word the table hashes and
+/// compares ([`FlowKey::tail`]), built once per packet.
+#[derive(Clone, Copy, Debug, Eq)]
 pub(crate) struct FlowKey {
     pub a: Addr,
-    pub pa: u16,
     pub b: Addr,
-    pub pb: u16,
-    pub proto: u8,
-    pub one_way: bool,
+    /// `pa << 32 | pb << 16 | proto << 1 | one_way`.
+    tail: u64,
 }
 
 /// The "ports" Zeek uses for a packet: TCP/UDP ports, or for ICMP the type
@@ -51,26 +52,15 @@ impl FlowKey {
     /// sides apart without comparing addresses again.
     pub fn oriented(p: &PacketMeta, (sp, dp, one_way): (u16, u16, bool)) -> (FlowKey, bool) {
         if one_way || (p.src, sp) < (p.dst, dp) {
-            let k = FlowKey {
-                a: p.src,
-                pa: sp,
-                b: p.dst,
-                pb: dp,
-                proto: p.ip_proto,
-                one_way,
-            };
-            (k, false)
+            (FlowKey::new(p.src, sp, p.dst, dp, p.ip_proto, one_way), false)
         } else {
-            let k = FlowKey {
-                a: p.dst,
-                pa: dp,
-                b: p.src,
-                pb: sp,
-                proto: p.ip_proto,
-                one_way,
-            };
-            (k, true)
+            (FlowKey::new(p.dst, dp, p.src, sp, p.ip_proto, one_way), true)
         }
+    }
+
+    pub fn new(a: Addr, pa: u16, b: Addr, pb: u16, proto: u8, one_way: bool) -> FlowKey {
+        let tail = (pa as u64) << 32 | (pb as u64) << 16 | (proto as u64) << 1 | one_way as u64;
+        FlowKey { a, b, tail }
     }
 
     /// A hash that is the same on every run, machine and thread count (it
@@ -84,21 +74,27 @@ impl FlowKey {
 }
 
 /// Equality as the table asks it on every lookup: the addresses as two
-/// 128-bit words and the rest as the one word the hash makes of it, combined
-/// without branches (the derive tests six fields one by one).
+/// 128-bit words and the tail word, combined without branches.
 impl PartialEq for FlowKey {
     #[inline]
     fn eq(&self, o: &FlowKey) -> bool {
         let word = |a: &Addr| u128::from_ne_bytes(a.0);
-        (word(&self.a) == word(&o.a)) & (word(&self.b) == word(&o.b)) & (self.tail() == o.tail())
+        (word(&self.a) == word(&o.a)) & (word(&self.b) == word(&o.b)) & (self.tail == o.tail)
     }
 }
 
-impl FlowKey {
-    /// Ports, protocol and the one-way flag in one word (the hash's fifth).
-    #[inline]
-    fn tail(&self) -> u64 {
-        (self.pa as u64) << 32 | (self.pb as u64) << 16 | (self.proto as u64) << 1 | self.one_way as u64
+/// The order of the fields (a, pa, b, pb, proto, one_way): records that
+/// start at the same time come out in it. The tail's high half is `pa`,
+/// its low half orders as (pb, proto, one_way).
+impl Ord for FlowKey {
+    fn cmp(&self, o: &FlowKey) -> std::cmp::Ordering {
+        (self.a, self.tail >> 32, self.b, self.tail as u32).cmp(&(o.a, o.tail >> 32, o.b, o.tail as u32))
+    }
+}
+
+impl PartialOrd for FlowKey {
+    fn partial_cmp(&self, o: &FlowKey) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
     }
 }
 
@@ -111,7 +107,7 @@ impl Hash for FlowKey {
             h.write_u64(u64::from_le_bytes(hi.try_into().expect("8 bytes")));
             h.write_u64(u64::from_le_bytes(lo.try_into().expect("8 bytes")));
         }
-        h.write_u64(self.tail());
+        h.write_u64(self.tail);
     }
 }
 
@@ -269,23 +265,15 @@ mod tests {
                 x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 *b = (x >> 56) as u8;
             }
-            let key = FlowKey {
-                a: Addr(bytes[..16].try_into().unwrap()),
-                pa: u16::from_le_bytes([bytes[32], bytes[33]]),
-                b: Addr(bytes[16..32].try_into().unwrap()),
-                pb: u16::from_le_bytes([bytes[34], bytes[35]]),
-                proto: bytes[36],
-                one_way: bytes[37] & 1 == 1,
-            };
+            let (a, b) = (&bytes[..16], &bytes[16..32]);
+            let pa = u16::from_le_bytes([bytes[32], bytes[33]]);
+            let pb = u16::from_le_bytes([bytes[34], bytes[35]]);
+            let (proto, one_way) = (bytes[36], bytes[37] & 1 == 1);
+            let key = FlowKey::new(Addr(a.try_into().unwrap()), pa, Addr(b.try_into().unwrap()), pb, proto, one_way);
             let mut h = FxHasher::default();
-            h.write(&key.a.0);
-            h.write(&key.b.0);
-            h.write_u64(
-                (key.pa as u64) << 32
-                    | (key.pb as u64) << 16
-                    | (key.proto as u64) << 1
-                    | key.one_way as u64,
-            );
+            h.write(a);
+            h.write(b);
+            h.write_u64((pa as u64) << 32 | (pb as u64) << 16 | (proto as u64) << 1 | one_way as u64);
             assert_eq!(key.stable_hash(), splitmix64(h.finish()));
         }
     }
@@ -294,31 +282,54 @@ mod tests {
     /// and differs from it once any one field differs.
     #[test]
     fn equality_is_field_wise() {
-        let k = FlowKey {
-            a: Addr::v4([10, 0, 0, 1]),
-            pa: 1234,
-            b: Addr([0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9]),
-            pb: 443,
-            proto: 6,
-            one_way: false,
-        };
-        assert!(k == { k });
-        let mut a = k.a;
-        a.0[15] ^= 1;
-        let mut b = k.b;
-        b.0[0] ^= 0x80;
+        let a = Addr::v4([10, 0, 0, 1]);
+        let b = Addr([0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9]);
+        let k = FlowKey::new(a, 1234, b, 443, 6, false);
+        assert!(k == FlowKey::new(a, 1234, b, 443, 6, false));
+        let mut a2 = a;
+        a2.0[15] ^= 1;
+        let mut b2 = b;
+        b2.0[0] ^= 0x80;
         let changed = [
-            FlowKey { a, ..k },
-            FlowKey { b, ..k },
-            FlowKey { pa: 1235, ..k },
-            FlowKey { pb: 442, ..k },
-            FlowKey { proto: 17, ..k },
-            FlowKey { one_way: true, ..k },
+            FlowKey::new(a2, 1234, b, 443, 6, false),
+            FlowKey::new(a, 1234, b2, 443, 6, false),
+            FlowKey::new(a, 1235, b, 443, 6, false),
+            FlowKey::new(a, 1234, b, 442, 6, false),
+            FlowKey::new(a, 1234, b, 443, 17, false),
+            FlowKey::new(a, 1234, b, 443, 6, true),
             // The ports swapped: same bits in the tail word, other places.
-            FlowKey { pa: 443, pb: 1234, ..k },
+            FlowKey::new(a, 443, b, 1234, 6, false),
         ];
         for c in changed {
             assert!(c != k, "{c:?}");
+        }
+    }
+
+    /// The order is the fields' lexicographic one (a, pa, b, pb, proto,
+    /// one_way), on keys drawn from few values so that every field ties.
+    #[test]
+    fn order_is_field_wise() {
+        let mut x: u64 = 13;
+        let mut next = move |n: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        let addrs = [Addr::v4([10, 0, 0, 1]), Addr::v4([10, 0, 0, 2]), Addr([0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])];
+        let ports = [0u16, 1, 80, 443, 65535];
+        let fields: Vec<_> = (0..3000)
+            .map(|_| {
+                let a = addrs[next(3) as usize];
+                let pa = ports[next(5) as usize];
+                let b = addrs[next(3) as usize];
+                let pb = ports[next(5) as usize];
+                let proto = [1u8, 6, 17, 255][next(4) as usize];
+                (a, pa, b, pb, proto, next(2) == 1)
+            })
+            .collect();
+        let key = |f: &(Addr, u16, Addr, u16, u8, bool)| FlowKey::new(f.0, f.1, f.2, f.3, f.4, f.5);
+        for w in fields.windows(2) {
+            assert_eq!(key(&w[0]).cmp(&key(&w[1])), w[0].cmp(&w[1]), "{:?}", w);
+            assert_eq!(key(&w[0]) == key(&w[1]), w[0] == w[1]);
         }
     }
 
@@ -340,16 +351,8 @@ mod tests {
             }
             s
         };
-        let mut key = FlowKey {
-            a: Addr::v4([10, 0, 0, 1]),
-            pa: 1234,
-            b: Addr::v4([192, 168, 1, 1]),
-            pb: 443,
-            proto: 6,
-            one_way: false,
-        };
         for i in 0..2000i64 {
-            key.pa = i as u16;
+            let key = FlowKey::new(Addr::v4([10, 0, 0, 1]), i as u16, Addr::v4([192, 168, 1, 1]), 443, 6, false);
             let ts = 1_700_000_000_000_000_000 + i * 7_919_000_003;
             assert_eq!(uid(ts, &key).as_str(), reference(ts, &key));
         }

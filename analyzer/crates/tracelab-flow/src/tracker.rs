@@ -119,6 +119,9 @@ struct Conn {
     /// order (most connections live in one bin and never allocate here).
     bin: Bin,
     past_bins: Vec<Bin>,
+    /// The times `[start, end)` of `bin`: a packet inside them is in the
+    /// same bin without a division (empty if the bounds overflow i64).
+    bin_span: (i64, i64),
     /// The deadline this connection is registered at in the wheel
     /// (`i64::MAX`: not registered). Never later than its real deadline.
     armed: i64,
@@ -441,6 +444,7 @@ impl Conn {
         if flip && !is_broadcast(&p.src) {
             c.flip();
         }
+        let bin = p.ts_ns.div_euclid(cfg.load_bin_ns.max(1));
         Conn {
             key,
             ends: [(p.src, sp), (p.dst, dp)],
@@ -451,11 +455,12 @@ impl Conn {
             ip_bytes: [0; 2],
             kind,
             bin: Bin {
-                bin: p.ts_ns.div_euclid(cfg.load_bin_ns.max(1)),
+                bin,
                 ip_bytes: [0; 2],
                 pkts: [0; 2],
             },
             past_bins: Vec::new(),
+            bin_span: bin_span(bin, cfg.load_bin_ns.max(1)),
             armed: i64::MAX,
             due: i64::MIN,
             first_swapped: swapped,
@@ -540,14 +545,8 @@ impl Conn {
     fn packet(&mut self, p: &PacketMeta, slot: usize, cfg: &TrackerConfig, ports: &ServerPorts) {
         self.pkts[slot] += 1;
         self.ip_bytes[slot] += p.ip_len as u64;
-        let bin = p.ts_ns.div_euclid(cfg.load_bin_ns.max(1));
-        if self.bin.bin != bin {
-            let next = Bin {
-                bin,
-                ip_bytes: [0; 2],
-                pkts: [0; 2],
-            };
-            self.past_bins.push(std::mem::replace(&mut self.bin, next));
+        if p.ts_ns < self.bin_span.0 || p.ts_ns >= self.bin_span.1 {
+            self.enter_bin(p.ts_ns, cfg.load_bin_ns.max(1));
         }
         let b = &mut self.bin;
         b.ip_bytes[slot] += p.ip_len as u64;
@@ -615,6 +614,23 @@ impl Conn {
             }
             Kind::Other => self.c.last_ns = p.ts_ns,
         }
+    }
+
+    /// A packet at `ts` fell outside the current bin's span: moves to its
+    /// bin (`width` ns wide). Rare: most connections live in one bin.
+    #[cold]
+    #[inline(never)]
+    fn enter_bin(&mut self, ts: i64, width: i64) {
+        let bin = ts.div_euclid(width);
+        if self.bin.bin != bin {
+            let next = Bin {
+                bin,
+                ip_bytes: [0; 2],
+                pkts: [0; 2],
+            };
+            self.past_bins.push(std::mem::replace(&mut self.bin, next));
+        }
+        self.bin_span = bin_span(bin, width);
     }
 
     fn conn_state(&self) -> ConnState {
@@ -713,6 +729,14 @@ impl Conn {
     }
 }
 
+/// The times `[start, end)` of load bin `bin` of `width` ns; empty when
+/// they do not fit an i64 (every packet then takes the division).
+fn bin_span(bin: i64, width: i64) -> (i64, i64) {
+    bin.checked_mul(width)
+        .and_then(|s| Some((s, s.checked_add(width)?)))
+        .unwrap_or((i64::MAX, i64::MIN))
+}
+
 fn is_broadcast(a: &Addr) -> bool {
     a.is_v4() && a.0[12..] == [255, 255, 255, 255]
 }
@@ -791,13 +815,39 @@ mod tests {
     use super::*;
 
     fn key(i: u16) -> FlowKey {
-        FlowKey {
-            a: Addr::v4([10, 0, 0, 1]),
-            pa: i,
-            b: Addr::v4([10, 0, 0, 2]),
-            pb: 80,
-            proto: 6,
-            one_way: false,
+        FlowKey::new(Addr::v4([10, 0, 0, 1]), i, Addr::v4([10, 0, 0, 2]), 80, 6, false)
+    }
+
+    /// A time is inside a bin's span exactly when its division gives that
+    /// bin: spans tile the line, around zero, at the i64 ends (where the
+    /// span is empty and the division decides) and for odd widths.
+    #[test]
+    fn bin_span_is_the_division() {
+        let mut x: u64 = 11;
+        let mut next = move || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x
+        };
+        for width in [1, 7, 1_000_000_007, 300_000_000_000, i64::MAX / 3, i64::MAX] {
+            let mut times = vec![0, -1, 1, i64::MIN, i64::MIN + 1, i64::MAX, i64::MAX - 1];
+            times.extend((0..2000).map(|i| match i % 3 {
+                0 => next() as i64,
+                1 => (next() % 4_000_000_000_000_000_000) as i64,
+                _ => (next() % 2_000) as i64 - 1_000,
+            }));
+            for &t in &times {
+                let bin = t.div_euclid(width);
+                let (lo, hi) = bin_span(bin, width);
+                if lo <= hi {
+                    assert!(lo <= t && t < hi, "t {t} width {width}");
+                }
+                for &u in &times {
+                    let inside = lo <= u && u < hi;
+                    if inside {
+                        assert_eq!(u.div_euclid(width), bin, "u {u} t {t} width {width}");
+                    }
+                }
+            }
         }
     }
 
