@@ -69,17 +69,24 @@ pub(crate) trait Values {
     fn encode<'a>(&'a self, out: &mut Vec<u8>) -> (&'a [u8], Option<MinMax>);
 }
 
+/// The storage methods every column kept in a `Vec` shares.
+macro_rules! vec_storage {
+    () => {
+        fn with_capacity(rows: usize) -> Self {
+            Vec::with_capacity(rows)
+        }
+        fn count(&self) -> usize {
+            self.len()
+        }
+        fn clear(&mut self) {
+            Vec::clear(self);
+        }
+    };
+}
+
 impl Values for Vec<f64> {
     const KIND: Kind = Kind::F64;
-    fn with_capacity(rows: usize) -> Self {
-        Vec::with_capacity(rows)
-    }
-    fn count(&self) -> usize {
-        self.len()
-    }
-    fn clear(&mut self) {
-        Vec::clear(self);
-    }
+    vec_storage!();
     fn encode<'a>(&'a self, out: &mut Vec<u8>) -> (&'a [u8], Option<MinMax>) {
         // Comparisons with NaN are false, so NaNs are skipped; only NaNs (or
         // nothing) leave min > max. Four lanes, which the compiler turns
@@ -111,15 +118,7 @@ macro_rules! integers {
     ($($t:ty => $kind:expr),*) => {$(
         impl Values for Vec<$t> {
             const KIND: Kind = $kind;
-            fn with_capacity(rows: usize) -> Self {
-                Vec::with_capacity(rows)
-            }
-            fn count(&self) -> usize {
-                self.len()
-            }
-            fn clear(&mut self) {
-                Vec::clear(self);
-            }
+            vec_storage!();
             fn encode<'a>(&'a self, out: &mut Vec<u8>) -> (&'a [u8], Option<MinMax>) {
                 (plain(self, out), min_max(self).map(|(lo, hi)| MinMax::of(lo.to_le_bytes(), hi.to_le_bytes())))
             }
@@ -130,15 +129,7 @@ integers!(i64 => Kind::I64, i32 => Kind::I32);
 
 impl Values for Vec<bool> {
     const KIND: Kind = Kind::Bool;
-    fn with_capacity(rows: usize) -> Self {
-        Vec::with_capacity(rows)
-    }
-    fn count(&self) -> usize {
-        self.len()
-    }
-    fn clear(&mut self) {
-        Vec::clear(self);
-    }
+    vec_storage!();
     fn encode<'a>(&'a self, out: &mut Vec<u8>) -> (&'a [u8], Option<MinMax>) {
         // PLAIN booleans: one bit each, least significant bit first.
         pack_bits(self, out);

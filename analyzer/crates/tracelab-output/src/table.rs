@@ -83,47 +83,26 @@ impl TableBuilder {
     }
 }
 
+/// A `Row` method per kind stored as a plain vector: the value pushed, or
+/// the row marked null.
+macro_rules! plain_cells {
+    ($($kind:ident: $list:ident),*) => {$(
+        #[inline(always)]
+        pub fn $kind(mut self, v: Option<$kind>) -> Self {
+            let c = &mut self.t.columns.$list[self.cursor.$kind];
+            self.cursor.$kind += 1;
+            match v {
+                Some(v) => c.values.push(v),
+                None => c.null(self.t.rows),
+            }
+            self
+        }
+    )*};
+}
+
 impl Row<'_> {
-    #[inline(always)]
-    pub fn f64(mut self, v: Option<f64>) -> Self {
-        let c = &mut self.t.columns.f64s[self.cursor.f64];
-        self.cursor.f64 += 1;
-        match v {
-            Some(v) => c.values.push(v),
-            None => c.null(self.t.rows),
-        }
-        self
-    }
-    #[inline(always)]
-    pub fn i64(mut self, v: Option<i64>) -> Self {
-        let c = &mut self.t.columns.i64s[self.cursor.i64];
-        self.cursor.i64 += 1;
-        match v {
-            Some(v) => c.values.push(v),
-            None => c.null(self.t.rows),
-        }
-        self
-    }
-    #[inline(always)]
-    pub fn i32(mut self, v: Option<i32>) -> Self {
-        let c = &mut self.t.columns.i32s[self.cursor.i32];
-        self.cursor.i32 += 1;
-        match v {
-            Some(v) => c.values.push(v),
-            None => c.null(self.t.rows),
-        }
-        self
-    }
-    #[inline(always)]
-    pub fn bool(mut self, v: Option<bool>) -> Self {
-        let c = &mut self.t.columns.bools[self.cursor.bool];
-        self.cursor.bool += 1;
-        match v {
-            Some(v) => c.values.push(v),
-            None => c.null(self.t.rows),
-        }
-        self
-    }
+    plain_cells!(f64: f64s, i64: i64s, i32: i32s, bool: bools);
+
     /// A string nearly unique per row (`Kind::Id`).
     #[inline(always)]
     pub fn id(mut self, v: Option<&[u8]>) -> Self {
