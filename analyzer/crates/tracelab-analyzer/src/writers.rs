@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use tracelab_flow::ConnRecord;
@@ -150,26 +151,24 @@ impl OutputWriters {
         conn::push_conn(self.connections.row(), c, uid, &ctx, &self.text);
         self.connections.flush_if_full()?;
         self.conns.push(&ConnTotals::of(c))?;
-        // A connection side's samples share `conn` and `side`: appended a
-        // column at a time.
+        // A connection's samples of one kind, both sides, are one run of
+        // rows appended a column at a time (`conn` and `side` filled, not
+        // pushed per row): the originator's first, then the responder's.
         let row = row as i64;
         if let Some(t) = &c.transfer {
-            for (side, s) in [("orig", &t.orig), ("resp", &t.resp)] {
-                let w = &s.warmups_ns;
-                self.warmups.extend(w.len(), |r, at| {
-                    r.i64_all(row).label_all(side).i32_each(at.clone().map(|i| i as i32)).f64_each(w[at].iter().map(|&w| w as f64 / 1e9));
-                })?;
-                let n = &s.train_sizes;
-                self.trains.extend(n.len(), |r, at| {
-                    r.i64_all(row).label_all(side).i32_each(at.clone().map(|i| i as i32)).i64_each(n[at].iter().map(|&n| n as i64));
-                })?;
-            }
-        }
-        for (side, samples) in [("orig", &c.rtt.data_ack_orig_samples), ("resp", &c.rtt.data_ack_resp_samples)] {
-            self.rtts.extend(samples.len(), |r, at| {
-                r.i64_all(row).label_all(side).f64_each(samples[at].iter().map(|&s| s as f64 / 1e9));
+            let w = Sides { orig: &t.orig.warmups_ns, resp: &t.resp.warmups_ns };
+            self.warmups.extend(w.len(), |r, at| {
+                r.i64_all(row).label_split(w.orig_rows(&at), "orig", "resp").i32_each(w.index(at.clone())).f64_each(w.values(at).map(|w| w as f64 / 1e9));
+            })?;
+            let n = Sides { orig: &t.orig.train_sizes, resp: &t.resp.train_sizes };
+            self.trains.extend(n.len(), |r, at| {
+                r.i64_all(row).label_split(n.orig_rows(&at), "orig", "resp").i32_each(n.index(at.clone())).i64_each(n.values(at).map(|n| n as i64));
             })?;
         }
+        let s = Sides { orig: &c.rtt.data_ack_orig_samples, resp: &c.rtt.data_ack_resp_samples };
+        self.rtts.extend(s.len(), |r, at| {
+            r.i64_all(row).label_split(s.orig_rows(&at), "orig", "resp").f64_each(s.values(at).map(|s| s as f64 / 1e9));
+        })?;
         Ok(())
     }
 
@@ -216,6 +215,33 @@ impl OutputWriters {
         }
         files.push(t.close()?);
         Ok((files, composition))
+    }
+}
+
+/// A connection's samples of both sides seen as one run of rows: rows
+/// `0..orig.len()` are the originator's, the rest the responder's.
+struct Sides<'a, T> {
+    orig: &'a [T],
+    resp: &'a [T],
+}
+
+impl<T: Copy> Sides<'_, T> {
+    fn len(&self) -> usize {
+        self.orig.len() + self.resp.len()
+    }
+    /// How many rows of `at` are the originator's (they come first).
+    fn orig_rows(&self, at: &Range<usize>) -> usize {
+        self.orig.len().clamp(at.start, at.end) - at.start
+    }
+    /// Each row's index within its side (the `train` column).
+    fn index(&self, at: Range<usize>) -> impl ExactSizeIterator<Item = i32> + '_ {
+        at.map(|i| i.checked_sub(self.orig.len()).unwrap_or(i) as i32)
+    }
+    fn values(&self, at: Range<usize>) -> impl ExactSizeIterator<Item = T> + '_ {
+        at.map(|i| match i.checked_sub(self.orig.len()) {
+            Some(k) => self.resp[k],
+            None => self.orig[i],
+        })
     }
 }
 

@@ -199,6 +199,22 @@ impl Rows<'_> {
         d.keys.extend(std::iter::repeat_n(key, self.n));
         self
     }
+    /// Label `a` in the first `first` rows, `b` in the rest (a connection's
+    /// samples of both sides as one run): each interned once, and only if
+    /// used, in row order, so the dictionary is the one rows would build.
+    #[inline(always)]
+    pub fn label_split(&mut self, first: usize, a: &'static str, b: &'static str) -> &mut Self {
+        assert!(first <= self.n, "a split within the rows");
+        let d = &mut self.t.columns.labels[self.cursor.label].values;
+        self.cursor.label += 1;
+        for (label, n) in [(a, first), (b, self.n - first)] {
+            if n > 0 {
+                let key = d.dict.intern_static(label);
+                d.keys.extend(std::iter::repeat_n(key, n));
+            }
+        }
+        self
+    }
     #[inline(always)]
     pub fn i32_each(&mut self, v: impl ExactSizeIterator<Item = i32>) -> &mut Self {
         assert_eq!(v.len(), self.n, "one value per row");

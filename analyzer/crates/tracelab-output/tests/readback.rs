@@ -318,6 +318,38 @@ fn late_columns_left_unwritten_are_refused() {
 /// file, byte for byte, as the same rows filled one by one (the path checked
 /// against the reader above), with runs empty, inside one row group, and
 /// across several; and the values read back.
+/// `Rows::label_split`: a run whose first rows carry one label and the rest
+/// another (a connection's two sides) writes the same file, byte for byte,
+/// as its rows filled one by one, with splits at 0, at the run's end and
+/// across row group ends.
+#[test]
+fn a_split_label_run_equals_rows_filled_one_by_one() {
+    const SPLIT_COLUMNS: &[(&str, Kind)] = &[("conn", Kind::I64), ("side", Kind::Str), ("v", Kind::I64)];
+    let runs: Vec<(usize, usize)> = (0..30).map(|c| (c * 5 % 7, c * 3 % 4)).collect();
+    let value = |c: usize, i: usize| (c * 100 + i) as i64;
+    let by_row = tmp("split-by-row.parquet");
+    let mut t = ParquetTable::with_group_rows(&by_row, SPLIT_COLUMNS, Codec::None, 5).unwrap();
+    for (c, &(a, b)) in runs.iter().enumerate() {
+        for i in 0..a + b {
+            let side = if i < a { "orig" } else { "resp" };
+            t.row().i64(Some(c as i64)).label(Some(side)).i64(Some(value(c, i))).end();
+            t.flush_if_full().unwrap();
+        }
+    }
+    t.close().unwrap();
+    let by_run = tmp("split-by-run.parquet");
+    let mut t = ParquetTable::with_group_rows(&by_run, SPLIT_COLUMNS, Codec::None, 5).unwrap();
+    for (c, &(a, b)) in runs.iter().enumerate() {
+        t.extend(a + b, |r, at| {
+            let first = a.clamp(at.start, at.end) - at.start;
+            r.i64_all(c as i64).label_split(first, "orig", "resp").i64_each(at.map(|i| value(c, i)));
+        })
+        .unwrap();
+    }
+    t.close().unwrap();
+    assert_eq!(std::fs::read(&by_row).unwrap(), std::fs::read(&by_run).unwrap());
+}
+
 #[test]
 fn runs_filled_by_column_equal_rows_filled_one_by_one() {
     const RUN_COLUMNS: &[(&str, Kind)] =
