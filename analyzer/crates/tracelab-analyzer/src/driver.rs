@@ -23,7 +23,7 @@ use tracelab_flow::{ConnRecord, Seen, Tracker, TrackerConfig, Uid};
 use tracelab_pcap::{FrameSource, ReadError, Source};
 
 use crate::hosts::HostTable;
-use crate::scope::{LocalNets, Scope};
+use crate::scope::{LocalNets, Locality, Scope};
 use crate::spill::LoadSpill;
 use crate::writers::{Composition, OutputWriters, SizeHistogram};
 use tracelab_output::table::Codec;
@@ -301,12 +301,13 @@ const _: () = assert!((tracelab_flow::ConnState::OTH as usize) < STATES);
 
 impl Sink<'_> {
     fn write(&mut self, c: &ConnRecord) -> std::io::Result<()> {
-        let scope = Scope::of(&self.cfg.local, &c.orig_h, &c.resp_h);
-        self.writers.connection(c, self.count, scope, &self.cfg.local, self.open_ns)?;
+        let ends = Locality::of(&self.cfg.local, &c.orig_h, &c.resp_h);
+        let scope = ends.scope();
+        self.writers.connection(c, self.count, ends, !self.cfg.local.is_empty(), self.open_ns)?;
         self.by_ip_proto[usize::from(c.ip_proto)] += 1;
         let state = &mut self.by_state[c.conn_state as usize];
         *state = (c.conn_state.name(), state.1 + 1);
-        self.hosts.add(c, &self.cfg.local);
+        self.hosts.add(c, ends);
         for b in &c.load_bins {
             self.load.push(b, scope, &c.orig_h, &c.resp_h)?;
         }

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use tracelab_decode::{ip_proto, Addr};
 use tracelab_flow::{ConnRecord, MixBuild};
 
-use crate::scope::{LocalNets, Servers};
+use crate::scope::{Locality, Servers};
 
 #[derive(Clone, Debug, Default)]
 pub struct HostStats {
@@ -89,10 +89,9 @@ impl HostTable {
         })
     }
 
-    pub fn add(&mut self, c: &ConnRecord, local: &LocalNets) {
+    pub fn add(&mut self, c: &ConnRecord, ends: Locality) {
         let acc = accepted(c);
-        let orig_local = local.is_local(&c.orig_h);
-        let resp_local = local.is_local(&c.resp_h);
+        let (orig_local, resp_local) = (ends.orig, ends.resp);
         let total = c.orig_ip_bytes + c.resp_ip_bytes;
         let (oi, ri) = (self.id(c.orig_h), self.id(c.resp_h));
         let port = u64::from(oi) << 16 | u64::from(c.resp_p);
@@ -174,6 +173,7 @@ mod tests {
     use super::*;
     use std::collections::{BTreeMap, BTreeSet};
     use tracelab_flow::{ConnState, Uid};
+    use crate::scope::LocalNets;
 
     /// The flat sets count what the definition counts: per host, the sets
     /// of destination ports and peers of its initiated and accepted
@@ -227,7 +227,7 @@ mod tests {
                 well_behaved: false,
                 load_bins: Default::default(),
             };
-            table.add(&c, &local);
+            table.add(&c, Locality::of(&local, &c.orig_h, &c.resp_h));
             let total = c.orig_ip_bytes + c.resp_ip_bytes;
             let o = want.entry(c.orig_h).or_default();
             o.stats.outcnx += 1;

@@ -86,13 +86,31 @@ pub enum Scope {
     External,
 }
 
-impl Scope {
-    pub fn of(local: &LocalNets, a: &Addr, b: &Addr) -> Scope {
-        match (local.is_local(a), local.is_local(b)) {
+/// Which ends of a connection are local (`--local`): worked out once per
+/// connection and handed to everything that needs it (scope, conn.log's
+/// `local_orig`/`local_resp`, host features).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Locality {
+    pub orig: bool,
+    pub resp: bool,
+}
+
+impl Locality {
+    pub fn of(local: &LocalNets, orig: &Addr, resp: &Addr) -> Locality {
+        Locality { orig: local.is_local(orig), resp: local.is_local(resp) }
+    }
+    pub fn scope(self) -> Scope {
+        match (self.orig, self.resp) {
             (true, true) => Scope::Intranet,
             (false, false) => Scope::External,
             _ => Scope::Internet,
         }
+    }
+}
+
+impl Scope {
+    pub fn of(local: &LocalNets, a: &Addr, b: &Addr) -> Scope {
+        Locality::of(local, a, b).scope()
     }
     pub fn name(&self) -> &'static str {
         match self {

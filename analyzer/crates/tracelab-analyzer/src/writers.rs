@@ -15,7 +15,7 @@ use tracelab_output::table::{Codec, Kind, LateColumns, ParquetTable, ROW_GROUP_R
 use crate::driver::{create_file, Accounting};
 use crate::hosts::HostTable;
 use crate::roles::RoleModel;
-use crate::scope::{Category, LocalNets, Scope, Servers};
+use crate::scope::{Category, LocalNets, Locality, Scope, Servers};
 use crate::spill::{ConnSpill, ConnTotals, LoadSpill};
 
 /// Packet counts per (scope, side, IP length): a fixed table, no
@@ -137,12 +137,12 @@ impl OutputWriters {
     /// One finished connection, in output order; `row` is its row number in
     /// connections.parquet (the samples' `conn`). `open_ns` stamps conn.log's
     /// `#open` line (the first packet's time) when this is the first one.
-    pub fn connection(&mut self, c: &ConnRecord, row: u64, scope: Scope, local: &LocalNets, open_ns: i64) -> io::Result<()> {
-        let has_local = !local.is_empty();
+    /// `has_local`: `--local` was given (else `local_orig`/`local_resp` are unset).
+    pub fn connection(&mut self, c: &ConnRecord, row: u64, ends: Locality, has_local: bool, open_ns: i64) -> io::Result<()> {
         let ctx = ConnContext {
-            scope: scope.name(),
-            local_orig: has_local.then(|| local.is_local(&c.orig_h)),
-            local_resp: has_local.then(|| local.is_local(&c.resp_h)),
+            scope: ends.scope().name(),
+            local_orig: has_local.then_some(ends.orig),
+            local_resp: has_local.then_some(ends.resp),
         };
         self.start_conn_log(open_ns)?;
         let uid = c.uid.as_str().as_bytes();
