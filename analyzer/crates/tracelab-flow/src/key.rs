@@ -27,20 +27,25 @@ pub(crate) struct FlowKey {
 /// The "ports" Zeek uses for a packet: TCP/UDP ports, or for ICMP the type
 /// and the counterpart type (echo request <-> reply, ...) or, for one-way
 /// messages, the code. Returns (src port, dst port, one_way). Inlined: it
-/// runs for every packet and is mostly the TCP/UDP arm.
+/// runs for every packet; the TCP/UDP case is tested first and the ICMP
+/// types are looked up out of line (the three-way match inline cost ~14
+/// instructions per packet).
 #[inline]
 pub(crate) fn zeek_ports(p: &PacketMeta) -> (u16, u16, bool) {
-    match p.ip_proto {
-        ip_proto::ICMP => {
-            let (c, one_way) = icmp4_counterpart(p.sport as u8, p.dport as u8);
-            (p.sport, c as u16, one_way)
-        }
-        ip_proto::ICMPV6 => {
-            let (c, one_way) = icmp6_counterpart(p.sport as u8, p.dport as u8);
-            (p.sport, c as u16, one_way)
-        }
-        _ => (p.sport, p.dport, false),
+    if p.ip_proto != ip_proto::ICMP && p.ip_proto != ip_proto::ICMPV6 {
+        return (p.sport, p.dport, false);
     }
+    icmp_ports(p)
+}
+
+#[inline(never)]
+fn icmp_ports(p: &PacketMeta) -> (u16, u16, bool) {
+    let (c, one_way) = if p.ip_proto == ip_proto::ICMP {
+        icmp4_counterpart(p.sport as u8, p.dport as u8)
+    } else {
+        icmp6_counterpart(p.sport as u8, p.dport as u8)
+    };
+    (p.sport, c as u16, one_way)
 }
 
 impl FlowKey {
