@@ -145,7 +145,7 @@ impl OutputWriters {
             local_resp: has_local.then_some(ends.resp),
         };
         self.start_conn_log(open_ns)?;
-        let uid = c.uid.as_str().as_bytes();
+        let uid = c.uid.as_bytes();
         self.text.fill(c, uid, &ctx);
         self.conn_log.write_all(self.text.line())?;
         conn::push_conn(self.connections.row(), c, uid, &ctx, &self.text);

@@ -137,6 +137,12 @@ impl Uid {
     pub fn as_str(&self) -> &str {
         std::str::from_utf8(&self.0).expect("uids are ASCII")
     }
+
+    /// The uid's text as bytes (no UTF-8 check: written once per
+    /// connection to conn.log and Parquet).
+    pub fn as_bytes(&self) -> &[u8; 18] {
+        &self.0
+    }
 }
 
 impl fmt::Display for Uid {

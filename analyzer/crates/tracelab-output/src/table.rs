@@ -181,6 +181,19 @@ pub struct Rows<'a> {
     cursor: PerKind,
 }
 
+/// A `Rows` method per number kind: one value per row, from an iterator.
+macro_rules! each_cells {
+    ($($name:ident: $kind:ident => $list:ident),*) => {$(
+        #[inline(always)]
+        pub fn $name(&mut self, v: impl ExactSizeIterator<Item = $kind>) -> &mut Self {
+            assert_eq!(v.len(), self.n, "one value per row");
+            self.t.columns.$list[self.cursor.$kind].values.extend(v);
+            self.cursor.$kind += 1;
+            self
+        }
+    )*};
+}
+
 impl Rows<'_> {
     /// The same number in every row.
     #[inline(always)]
@@ -193,11 +206,7 @@ impl Rows<'_> {
     /// The same label in every row: interned once.
     #[inline(always)]
     pub fn label_all(&mut self, v: &'static str) -> &mut Self {
-        let d = &mut self.t.columns.labels[self.cursor.label].values;
-        self.cursor.label += 1;
-        let key = d.dict.intern_static(v);
-        d.keys.extend(std::iter::repeat_n(key, self.n));
-        self
+        self.label_split(self.n, v, v)
     }
     /// Label `a` in the first `first` rows, `b` in the rest (a connection's
     /// samples of both sides as one run): each interned once, and only if
@@ -215,27 +224,7 @@ impl Rows<'_> {
         }
         self
     }
-    #[inline(always)]
-    pub fn i32_each(&mut self, v: impl ExactSizeIterator<Item = i32>) -> &mut Self {
-        assert_eq!(v.len(), self.n, "one value per row");
-        self.t.columns.i32s[self.cursor.i32].values.extend(v);
-        self.cursor.i32 += 1;
-        self
-    }
-    #[inline(always)]
-    pub fn i64_each(&mut self, v: impl ExactSizeIterator<Item = i64>) -> &mut Self {
-        assert_eq!(v.len(), self.n, "one value per row");
-        self.t.columns.i64s[self.cursor.i64].values.extend(v);
-        self.cursor.i64 += 1;
-        self
-    }
-    #[inline(always)]
-    pub fn f64_each(&mut self, v: impl ExactSizeIterator<Item = f64>) -> &mut Self {
-        assert_eq!(v.len(), self.n, "one value per row");
-        self.t.columns.f64s[self.cursor.f64].values.extend(v);
-        self.cursor.f64 += 1;
-        self
-    }
+    each_cells!(i32_each: i32 => i32s, i64_each: i64 => i64s, f64_each: f64 => f64s);
     #[inline(always)]
     fn end(self) {
         debug_assert_eq!(self.cursor, self.t.kinds, "rows fill every column once");
