@@ -67,7 +67,10 @@ pub struct TrackerConfig {
     /// DATA-ACK samples kept per side and connection (statistics still
     /// cover every sample; the median is exact while count <= this).
     pub max_rtt_samples_per_conn: usize,
-    /// Initial flow-table capacity.
+    /// Initial flow-table capacity; the table grows as connections do.
+    /// Small by default: the memory of a pre-sized table is touched (and
+    /// zeroed by the kernel) whether or not a trace ever fills it, and a
+    /// page touched first costs more CPU here than the table's few rehashes.
     pub capacity_hint: usize,
 }
 
@@ -87,7 +90,7 @@ impl Default for TrackerConfig {
             likely_server_ports: zeek_server_ports(ZEEK_ALL_SCRIPTS),
             load_bin_ns: 300 * SEC,
             max_rtt_samples_per_conn: 4096,
-            capacity_hint: 1 << 16,
+            capacity_hint: 1 << 12,
         }
     }
 }
