@@ -7,13 +7,18 @@
 #   tcptrace -n -lr T              (long per-connection output incl. RTT; -n
 #                                  because name lookups would time out offline)
 #   argus    -r T -w x.argus && ra -r x.argus
+# Beside them, the floor (crates/tracelab-analyzer/examples/floor.rs): the
+# analyzer's own reader, decoder and hash doing only what any per-connection
+# profile must (read; decode; count packets per 5-tuple), each stage timed,
+# so the full profile's rate can be read against this machine's ceiling.
 # For each: wall time, CPU time (user + sys), peak RSS, packets per wall
 # second and per CPU second, and tracelab's speed relative to it. Results go to
 # build/bench/analyzer-<stamp>.{json,txt} (and analyzer-latest.*).
 #
 # Environment: PACKETS (6000000), SEED (1), TRACE (a pcap to use instead of
 # the generated one), TIMEOUT per run in seconds (900), PEERS (space-separated
-# subset of "tshark tcptrace argus"; empty string = none), THREADS ("1 2").
+# subset of "tshark tcptrace argus"; empty string = none), THREADS ("1 2"),
+# FLOOR ("read decode count"; empty string = none).
 # A peer that is not installed or times out is reported SKIPPED/TIMEOUT with
 # the reason; a skip is never a pass.
 set -euo pipefail
@@ -25,6 +30,7 @@ SEED="${SEED:-1}"
 TIMEOUT="${TIMEOUT:-900}"
 PEERS="${PEERS-tshark tcptrace argus}"
 THREADS="${THREADS:-1 2}"
+FLOOR="${FLOOR-read decode count}"
 OUT=build/bench
 mkdir -p "$OUT"
 
@@ -50,6 +56,11 @@ ANALYZER=analyzer/target/release/tracelab-analyzer
 if [ ! -x "$ANALYZER" ]; then
   say "building the analyzer"
   cargo build --release --locked --quiet --manifest-path analyzer/Cargo.toml
+fi
+FLOOR_BIN=analyzer/target/release/examples/floor
+if [ -n "$FLOOR" ]; then
+  say "building the floor (examples/floor.rs)"
+  cargo build --release --locked --quiet --manifest-path analyzer/Cargo.toml --example floor
 fi
 # Warm the page cache so the first timed run does not pay for the disk.
 cat "$TRACE" >/dev/null
@@ -93,6 +104,16 @@ have() { command -v "$1" >/dev/null 2>&1; }
 for t in $THREADS; do
   timed "tracelab-t$t" "full profile: Parquet tables, conn.log, samples, summary" \
     "$ANALYZER" "$TRACE" --local 10.0.0.0/8 -o "$WORK/tracelab-t$t" --threads "$t"
+done
+
+for stage in $FLOOR; do
+  case "$stage" in
+    read) note="floor: read every frame" ;;
+    decode) note="floor: read + decode to 5-tuple and lengths" ;;
+    count) note="floor: read + decode + packets and bytes per 5-tuple (5 s idle), nothing else" ;;
+    *) echo "run.sh: unknown floor stage $stage (read, decode, count)" >&2; exit 2 ;;
+  esac
+  timed "floor-$stage" "$note" "$FLOOR_BIN" "$TRACE" "$stage"
 done
 
 for peer in $PEERS; do
@@ -150,10 +171,17 @@ PY
 )"
 fi
 
+# The floor's own check: every decoded packet was counted in some flow.
+FLOOR_CHECK="not run"
+if [ -s "$WORK/floor-count.out" ]; then
+  FLOOR_CHECK="$(awk '{for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)}
+    END {print (v["decoded"] == v["flow_packets"] ? "OK" : "MISMATCH") ": " v["flow_packets"] " of " v["decoded"] " decoded packets counted in " v["flows"] " flows"}' "$WORK/floor-count.out")"
+fi
+
 # --- report ---------------------------------------------------------------------
-python3 - "$RESULTS" "$TRACE" "$GEN_JSON" "$OUT" "$STAMP" "$CHECK" "$TIMEOUT" <<'PY'
+python3 - "$RESULTS" "$TRACE" "$GEN_JSON" "$OUT" "$STAMP" "$CHECK" "$TIMEOUT" "$FLOOR_CHECK" <<'PY'
 import json, os, platform, subprocess, sys
-results, trace, gen_json, out, stamp, check, timeout = sys.argv[1:]
+results, trace, gen_json, out, stamp, check, timeout, floor_check = sys.argv[1:]
 
 def sh(cmd):
     try:
@@ -197,6 +225,7 @@ config = {
                  "tcptrace": sh("tcptrace -v 2>&1 | sed -n 's/^Version: //p'"),
                  "argus": sh("argus -h 2>&1 | sed -n 's/^Argus Version //p'")},
     "conn_state_check": check,
+    "floor_check": floor_check,
 }
 doc = {"config": config, "results": rows}
 lines = [
@@ -211,10 +240,19 @@ for r in rows:
     lines.append(f"{r['tool']:<12} {r['status']:<8} {r['wall_s']:>8.2f} {r['cpu_s']:>8.2f} {r['max_rss_mb']:>8.1f} "
                  f"{fmt(r['pkts_per_s']):>11} {fmt(r['pkts_per_cpu_s']):>11} "
                  f"{x(r['tracelab_t1_speedup_wall']):>7} {x(r['tracelab_t1_speedup_cpu']):>7}  {r['note']}")
+floor = by.get("floor-count")
+target = 10_000_000
+if ref and ref["status"] == "ok" and ref["cpu_s"] > 0:
+    lines += ["", f"target {target / 1e6:.0f} M pkt/cpu-s: tracelab --threads 1 {packets / ref['cpu_s'] / 1e6:.2f} M"
+              + (f"; the floor (count) {packets / floor['cpu_s'] / 1e6:.2f} M, tracelab uses {ref['cpu_s'] / floor['cpu_s']:.1f}x its CPU"
+                 if floor and floor["status"] == "ok" and floor["cpu_s"] > 0 else "")]
+    config["target_pkts_per_cpu_s"] = target
 lines += ["",
-          "x wall / x cpu: the tool's wall / CPU time over tracelab --threads 1's (how many times faster tracelab is).",
+          "x wall / x cpu: the tool's wall / CPU time over tracelab --threads 1's (how many times faster tracelab is;",
+          "  below 1 for the floor stages, which do a part of the work).",
           "CPU time (user + sys, whole process tree) is the robust figure on a shared machine.",
-          f"conn_state check: {check}"]
+          f"conn_state check: {check}",
+          f"floor check: {floor_check}"]
 text = "\n".join(lines) + "\n"
 for name in (f"analyzer-{stamp}", "analyzer-latest"):
     with open(os.path.join(out, name + ".json"), "w") as f:

@@ -1,0 +1,155 @@
+//! The analyzer benchmark's floor (`make bench-analyzer` runs it beside the
+//! full profile): the least work any per-connection profile of a trace does,
+//! with the analyzer's own reader, decoder, hash and allocator, and nothing
+//! else. Its rate bounds what the full profile can reach on the machine it
+//! runs on. Each stage includes the ones before it:
+//!
+//!   read    every frame of the file (tracelab-pcap)
+//!   decode  each frame to addresses, ports and lengths (tracelab-decode)
+//!   count   packets and IP bytes per side of each bidirectional 5-tuple,
+//!           in a hash table that drops a flow idle for 5 s of trace time
+//!           (the tracker keeps a flow at least that long, so its table is
+//!           never smaller than this one)
+//!
+//! What the full profile does beyond `count` (TCP state and history, RTT,
+//! trains, warm-up, pacing, hosts, load, and the outputs) is not here.
+//!
+//! Usage: floor TRACE read|decode|count
+//! Prints one line of totals; a read error exits 1, bad arguments 2.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::path::Path;
+use std::process::ExitCode;
+
+use tracelab_decode::{decode_into, PacketMeta};
+use tracelab_flow::MixBuild;
+use tracelab_pcap::FrameSource;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+const IDLE_NS: i64 = 5_000_000_000;
+const SWEEP_NS: i64 = 1_000_000_000;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct FiveTuple([u64; 5]);
+
+/// Five words, as the tracker hashes its flow key.
+impl Hash for FiveTuple {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        for w in self.0 {
+            h.write_u64(w);
+        }
+    }
+}
+
+impl FiveTuple {
+    /// The key of a packet's connection, and whether the packet runs from
+    /// the key's second endpoint to its first.
+    fn of(p: &PacketMeta) -> (FiveTuple, bool) {
+        // Byte-wise order, as one comparison of big-endian numbers.
+        let swapped = (u128::from_be_bytes(p.dst.0), p.dport) < (u128::from_be_bytes(p.src.0), p.sport);
+        let ((a, pa), (b, pb)) = if swapped { ((p.dst, p.dport), (p.src, p.sport)) } else { ((p.src, p.sport), (p.dst, p.dport)) };
+        let word = |x: &[u8; 16], i: usize| u64::from_le_bytes(x[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+        let tail = u64::from(pa) << 32 | u64::from(pb) << 16 | u64::from(p.ip_proto);
+        (FiveTuple([word(&a.0, 0), word(&a.0, 1), word(&b.0, 0), word(&b.0, 1), tail]), swapped)
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Counts {
+    packets: [u64; 2],
+    ip_bytes: [u64; 2],
+    last_ns: i64,
+}
+
+#[derive(Default)]
+struct Totals {
+    frames: u64,
+    decoded: u64,
+    skipped: u64,
+    /// Flow records: dropped when idle, or open at the end.
+    flows: u64,
+    /// Packets and IP bytes of the flow records, summed as each one ends
+    /// (the packets must equal `decoded`: a check that every packet was counted).
+    flow_packets: u64,
+    flow_ip_bytes: u64,
+}
+
+impl Totals {
+    fn end_flow(&mut self, c: &Counts) {
+        self.flows += 1;
+        self.flow_packets += c.packets[0] + c.packets[1];
+        self.flow_ip_bytes += c.ip_bytes[0] + c.ip_bytes[1];
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let stage = args.get(2).map(String::as_str);
+    let (Some(trace), Some(stage @ ("read" | "decode" | "count"))) = (args.get(1), stage) else {
+        eprintln!("usage: floor TRACE read|decode|count");
+        return ExitCode::from(2);
+    };
+    let mut source = match tracelab_pcap::open(Path::new(trace)) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("floor: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut table: HashMap<FiveTuple, Counts, MixBuild> = HashMap::default();
+    let mut totals = Totals::default();
+    let mut meta = PacketMeta::default();
+    let mut next_sweep = i64::MIN;
+    let end = loop {
+        let frame = match source.next_frame() {
+            Ok(Some(f)) => f,
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(e),
+        };
+        totals.frames += 1;
+        if stage == "read" {
+            continue;
+        }
+        if decode_into(frame.link_type, frame.data, frame.ts_ns, frame.wire_len, frame.interface, &mut meta).is_err() {
+            totals.skipped += 1;
+            continue;
+        }
+        totals.decoded += 1;
+        if stage == "decode" {
+            continue;
+        }
+        let now = meta.ts_ns;
+        if now >= next_sweep {
+            table.retain(|_, c| {
+                let open = now - c.last_ns < IDLE_NS;
+                if !open {
+                    totals.end_flow(c);
+                }
+                open
+            });
+            next_sweep = now.saturating_add(SWEEP_NS);
+        }
+        let (key, swapped) = FiveTuple::of(&meta);
+        let c = table.entry(key).or_insert(Counts { packets: [0; 2], ip_bytes: [0; 2], last_ns: now });
+        c.packets[swapped as usize] += 1;
+        c.ip_bytes[swapped as usize] += u64::from(meta.ip_len);
+        c.last_ns = now;
+    };
+    for c in table.values() {
+        totals.end_flow(c);
+    }
+    println!(
+        "stage {stage} frames {} decoded {} skipped {} flows {} flow_packets {} flow_ip_bytes {}",
+        totals.frames, totals.decoded, totals.skipped, totals.flows, totals.flow_packets, totals.flow_ip_bytes
+    );
+    match end {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("floor: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
