@@ -1,0 +1,67 @@
+"""The analyzer benchmark's floor (analyzer/crates/tracelab-analyzer/examples/floor.rs)
+against the full profile on shared real traces: both read and decode every
+frame alike, and the floor's packets and IP bytes per 5-tuple add up to what
+the profile's conn.log gives every connection (orig/resp_ip_bytes). One
+accounting checks the other, so the floor the benchmark times is known to do
+the work it claims."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "datasets"
+TRACES = ["real/zeek/bro.org.pcap", "real/ndpi/netflix.pcap", "real/chrissanders-packets/http_espn.pcapng",
+          "real/ndpi/gnutella.pcap", "real/libtrace/vlan.pcap"]
+FLOOR = ROOT / "analyzer" / "target" / "release" / "examples" / "floor"
+
+
+@pytest.fixture(scope="module")
+def floor() -> Path:
+    subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--manifest-path",
+                    str(ROOT / "analyzer" / "Cargo.toml"), "--example", "floor"], check=True)
+    return FLOOR
+
+
+def run_floor(floor: Path, trace: Path, stage: str) -> dict[str, int]:
+    r = subprocess.run([str(floor), str(trace), stage], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    words = r.stdout.split()
+    assert words[:2] == ["stage", stage], r.stdout
+    return {k: int(v) for k, v in zip(words[2::2], words[3::2])}
+
+
+def conn_log_ip_bytes(path: Path) -> tuple[int, int]:
+    fields, pkts, ip_bytes = None, 0, 0
+    for line in path.open():
+        if line.startswith("#fields"):
+            fields = line.rstrip("\n").split("\t")[1:]
+        elif not line.startswith("#"):
+            row = dict(zip(fields, line.rstrip("\n").split("\t")))
+            pkts += int(row["orig_pkts"]) + int(row["resp_pkts"])
+            ip_bytes += int(row["orig_ip_bytes"]) + int(row["resp_ip_bytes"])
+    return pkts, ip_bytes
+
+
+@pytest.mark.parametrize("trace", TRACES)
+def test_floor_accounts_as_the_profile(floor, trace, tmp_path):
+    path = SHARED / trace
+    if not path.exists():
+        pytest.skip(f"shared dataset missing: {trace}")
+    out = tmp_path / "profile"
+    r = subprocess.run([sys.executable, "-m", "tracelab.cli", "profile", str(path), "-o", str(out), "--quiet"],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-2000:]
+    packets = json.loads((out / "summary.json").read_text())["packets"]
+    read, decode, count = (run_floor(floor, path, s) for s in ("read", "decode", "count"))
+    assert read["frames"] == decode["frames"] == count["frames"] == packets["read"]
+    assert decode["decoded"] == count["decoded"] == packets["decoded"]
+    assert decode["skipped"] == packets["skipped_total"]
+    assert count["flow_packets"] == count["decoded"]
+    pkts, ip_bytes = conn_log_ip_bytes(out / "conn.log")
+    assert (count["flow_packets"], count["flow_ip_bytes"]) == (pkts, ip_bytes)
