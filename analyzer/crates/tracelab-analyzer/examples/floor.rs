@@ -85,11 +85,22 @@ impl Totals {
     }
 }
 
+const USAGE: &str = "\
+usage: floor TRACE read|decode|count
+The analyzer benchmark's floor: read, decode, and count packets per 5-tuple
+(each stage includes the ones before), and nothing else; prints one line of
+totals. Run by `make bench-analyzer` beside the full profile.
+Example: analyzer/target/release/examples/floor datasets/real/zeek-bro.org.pcap count";
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
     let stage = args.get(2).map(String::as_str);
-    let (Some(trace), Some(stage @ ("read" | "decode" | "count"))) = (args.get(1), stage) else {
-        eprintln!("usage: floor TRACE read|decode|count");
+    let (Some(trace), Some(stage @ ("read" | "decode" | "count")), None) = (args.get(1), stage, args.get(3)) else {
+        eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
     let mut source = match tracelab_pcap::open(Path::new(trace)) {
