@@ -8,8 +8,8 @@
 //!   decode  each frame to addresses, ports and lengths (tracelab-decode)
 //!   count   packets and IP bytes per side of each bidirectional 5-tuple,
 //!           in a hash table that drops a flow idle for 5 s of trace time
-//!           (the tracker keeps a flow at least that long, so its table is
-//!           never smaller than this one)
+//!           (no Zeek timer the tracker follows is shorter, so its table is
+//!           no smaller than this one)
 //!
 //! What the full profile does beyond `count` (TCP state and history, RTT,
 //! trains, warm-up, pacing, hosts, load, and the outputs) is not here.
