@@ -1,12 +1,13 @@
 //! The analyzer benchmark's floor (`make bench-analyzer` runs it beside the
 //! full profile): the least work any per-connection profile of a trace does,
-//! with the analyzer's own reader, decoder, hash and allocator, and nothing
-//! else. Its rate bounds what the full profile can reach on the machine it
-//! runs on. Each stage includes the ones before it:
+//! with the analyzer's own reader, decoder, flow key, hash and allocator,
+//! and nothing else. Its rate bounds what the full profile can reach on
+//! the machine it runs on. Each stage includes the ones before it:
 //!
 //!   read    every frame of the file (tracelab-pcap)
 //!   decode  each frame to addresses, ports and lengths (tracelab-decode)
-//!   count   packets and IP bytes per side of each bidirectional 5-tuple,
+//!   count   packets and IP bytes per side of each connection key (the
+//!           tracker's: the bidirectional 5-tuple with Zeek's ICMP "ports"),
 //!           in a hash table that drops a flow idle for 5 s of trace time
 //!           (no Zeek timer the tracker follows is shorter, so its table is
 //!           no smaller than this one)
@@ -18,12 +19,11 @@
 //! Prints one line of totals; a read error exits 1, bad arguments 2.
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 use std::path::Path;
 use std::process::ExitCode;
 
 use tracelab_decode::{decode_into, PacketMeta};
-use tracelab_flow::MixBuild;
+use tracelab_flow::{zeek_ports, FlowKey, MixBuild};
 use tracelab_pcap::FrameSource;
 
 #[global_allocator]
@@ -31,31 +31,6 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const IDLE_NS: i64 = 5_000_000_000;
 const SWEEP_NS: i64 = 1_000_000_000;
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct FiveTuple([u64; 5]);
-
-/// Five words, as the tracker hashes its flow key.
-impl Hash for FiveTuple {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        for w in self.0 {
-            h.write_u64(w);
-        }
-    }
-}
-
-impl FiveTuple {
-    /// The key of a packet's connection, and whether the packet runs from
-    /// the key's second endpoint to its first.
-    fn of(p: &PacketMeta) -> (FiveTuple, bool) {
-        // Byte-wise order, as one comparison of big-endian numbers.
-        let swapped = (u128::from_be_bytes(p.dst.0), p.dport) < (u128::from_be_bytes(p.src.0), p.sport);
-        let ((a, pa), (b, pb)) = if swapped { ((p.dst, p.dport), (p.src, p.sport)) } else { ((p.src, p.sport), (p.dst, p.dport)) };
-        let word = |x: &[u8; 16], i: usize| u64::from_le_bytes(x[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
-        let tail = u64::from(pa) << 32 | u64::from(pb) << 16 | u64::from(p.ip_proto);
-        (FiveTuple([word(&a.0, 0), word(&a.0, 1), word(&b.0, 0), word(&b.0, 1), tail]), swapped)
-    }
-}
 
 #[derive(Clone, Copy)]
 struct Counts {
@@ -110,7 +85,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut table: HashMap<FiveTuple, Counts, MixBuild> = HashMap::default();
+    let mut table: HashMap<FlowKey, Counts, MixBuild> = HashMap::default();
     let mut totals = Totals::default();
     let mut meta = PacketMeta::default();
     let mut next_sweep = i64::MIN;
@@ -143,7 +118,7 @@ fn main() -> ExitCode {
             });
             next_sweep = now.saturating_add(SWEEP_NS);
         }
-        let (key, swapped) = FiveTuple::of(&meta);
+        let (key, swapped) = FlowKey::oriented(&meta, zeek_ports(&meta));
         let c = table.entry(key).or_insert(Counts { packets: [0; 2], ip_bytes: [0; 2], last_ns: now });
         c.packets[swapped as usize] += 1;
         c.ip_bytes[swapped as usize] += u64::from(meta.ip_len);

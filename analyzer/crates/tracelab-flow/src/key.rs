@@ -15,11 +15,11 @@ use crate::record::Uid;
 /// The bidirectional 5-tuple (plus Zeek's one-way ICMP flag): endpoint
 /// `a` (address, port) and endpoint `b`, the protocol and the flag. The
 /// ports, protocol and flag are kept as the one word the table hashes and
-/// compares ([`FlowKey::tail`]), built once per packet.
+/// compares (`tail`), built once per packet.
 #[derive(Clone, Copy, Debug, Eq)]
-pub(crate) struct FlowKey {
-    pub a: Addr,
-    pub b: Addr,
+pub struct FlowKey {
+    pub(crate) a: Addr,
+    pub(crate) b: Addr,
     /// `pa << 32 | pb << 16 | proto << 1 | one_way`.
     tail: u64,
 }
@@ -31,7 +31,7 @@ pub(crate) struct FlowKey {
 /// types are looked up out of line (the three-way match inline cost ~14
 /// instructions per packet).
 #[inline]
-pub(crate) fn zeek_ports(p: &PacketMeta) -> (u16, u16, bool) {
+pub fn zeek_ports(p: &PacketMeta) -> (u16, u16, bool) {
     if p.ip_proto != ip_proto::ICMP && p.ip_proto != ip_proto::ICMPV6 {
         return (p.sport, p.dport, false);
     }

@@ -22,7 +22,7 @@ pub use small::List;
 mod tcp;
 mod tracker;
 
-pub use key::{MixBuild, MixHasher};
+pub use key::{zeek_ports, FlowKey, MixBuild, MixHasher};
 pub use metrics::{flight, rtt_a_b, theory_ns};
 pub use record::*;
 pub use tracker::{Seen, Tracker};
