@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tracelab_models.profile import read_zeek_conn_log
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "datasets"
@@ -36,16 +37,11 @@ def run_floor(floor: Path, trace: Path, stage: str) -> dict[str, int]:
     return {k: int(v) for k, v in zip(words[2::2], words[3::2])}
 
 
-def conn_log_ip_bytes(path: Path) -> tuple[int, int]:
-    fields, pkts, ip_bytes = None, 0, 0
-    for line in path.open():
-        if line.startswith("#fields"):
-            fields = line.rstrip("\n").split("\t")[1:]
-        elif not line.startswith("#"):
-            row = dict(zip(fields, line.rstrip("\n").split("\t")))
-            pkts += int(row["orig_pkts"]) + int(row["resp_pkts"])
-            ip_bytes += int(row["orig_ip_bytes"]) + int(row["resp_ip_bytes"])
-    return pkts, ip_bytes
+def conn_log_totals(path: Path) -> tuple[int, int]:
+    """Packets and IP bytes of every connection in a Zeek conn.log."""
+    log = read_zeek_conn_log(path)
+    total = lambda *cols: sum(sum(log.column(c).to_pylist()) for c in cols)
+    return total("orig_pkts", "resp_pkts"), total("orig_ip_bytes", "resp_ip_bytes")
 
 
 @pytest.mark.parametrize("trace", TRACES)
@@ -63,5 +59,5 @@ def test_floor_accounts_as_the_profile(floor, trace, tmp_path):
     assert decode["decoded"] == count["decoded"] == packets["decoded"]
     assert decode["skipped"] == packets["skipped_total"]
     assert count["flow_packets"] == count["decoded"]
-    pkts, ip_bytes = conn_log_ip_bytes(out / "conn.log")
+    pkts, ip_bytes = conn_log_totals(out / "conn.log")
     assert (count["flow_packets"], count["flow_ip_bytes"]) == (pkts, ip_bytes)
