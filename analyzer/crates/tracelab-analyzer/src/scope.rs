@@ -157,10 +157,11 @@ impl Servers {
         self.0.contains(a)
     }
 
-    /// Category of a connection between `orig` and `resp`; also which end is
-    /// the client, for upload/download (upload = client to server bytes).
-    pub fn category(&self, local: &LocalNets, orig: &Addr, resp: &Addr) -> Category {
-        let (lo, lr) = (local.is_local(orig), local.is_local(resp));
+    /// Category of a connection between `orig` and `resp`, whose local
+    /// ends are `ends`; also which end is the client, for upload/download
+    /// (upload = client to server bytes).
+    pub fn category(&self, ends: Locality, orig: &Addr, resp: &Addr) -> Category {
+        let (lo, lr) = (ends.orig, ends.resp);
         match (lo, lr) {
             (true, false) | (false, true) => {
                 let local_end = if lo { orig } else { resp };
@@ -227,7 +228,7 @@ mod tests {
         let mut servers = Servers::default();
         servers.0.insert(a("10.0.0.1"));
         servers.0.insert(a("10.0.0.2"));
-        let c = |o: &str, r: &str| servers.category(&local, &a(o), &a(r));
+        let c = |o: &str, r: &str| servers.category(Locality::of(&local, &a(o), &a(r)), &a(o), &a(r));
         assert_eq!(c("10.0.0.9", "8.8.8.8"), Category::LcRp);
         assert_eq!(c("8.8.8.8", "10.0.0.9"), Category::LcRp);
         assert_eq!(c("10.0.0.1", "8.8.8.8"), Category::LsRp);

@@ -263,10 +263,11 @@ fn add_category(
         for _ in 0..out.group_rows()[group] {
             let v = conns.next_conn()?;
             let (o, r) = (v.orig, v.resp);
-            let category = servers.category(local, &o, &r);
+            let ends = Locality::of(local, &o, &r);
+            let category = servers.category(ends, &o, &r);
             let orig_client = servers.orig_is_client(&o, &r);
             out.row().label(Some(category.name())).bool(Some(orig_client)).end();
-            let cell = &mut cells[Scope::of(local, &o, &r) as usize][category as usize];
+            let cell = &mut cells[ends.scope() as usize][category as usize];
             cell.cnxs += 1;
             cell.bytes += v.orig_ip_bytes + v.resp_ip_bytes;
             cell.pkts += v.orig_pkts + v.resp_pkts;
@@ -367,7 +368,7 @@ pub fn write_load(
 ) -> io::Result<PathBuf> {
     let mut cells: BTreeMap<(i64, Scope, Category), LoadCell> = BTreeMap::new();
     load.drain(|row| {
-        let cat = servers.category(local, &row.orig, &row.resp);
+        let cat = servers.category(Locality::of(local, &row.orig, &row.resp), &row.orig, &row.resp);
         let cell = cells.entry((row.bin.bin, row.scope, cat)).or_default();
         cell.bytes += row.bin.orig_ip_bytes + row.bin.resp_ip_bytes;
         cell.pkts += row.bin.orig_pkts + row.bin.resp_pkts;
