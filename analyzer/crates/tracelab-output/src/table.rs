@@ -60,9 +60,10 @@ pub struct TableBuilder {
 /// value reaches its vector with no check of the kind: it can only land in
 /// a column of its own kind. A row that fills some column twice or not at
 /// all is caught in debug builds at `end()`, and in every build when its
-/// row group is written (each column must have exactly the group's rows). The row is a value whose cursor lives in
-/// registers: when a row is filled within one function, every column's
-/// position is a constant there, and a cell costs its vector's push.
+/// row group is written (each column must have exactly the group's rows).
+/// The row is a value whose cursor lives in registers: when a row is
+/// filled within one function, every column's position is a constant
+/// there, and a cell costs its vector's push.
 #[must_use = "a row is added by end()"]
 pub struct Row<'a> {
     t: &'a mut TableBuilder,
