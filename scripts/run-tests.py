@@ -52,8 +52,18 @@ def tee(cmd: list[str]) -> tuple[int, str]:
 
 def rust() -> Result:
     r = Result("cargo test")
-    status, out = tee(["cargo", "test", "--release", "--locked", "--manifest-path", "analyzer/Cargo.toml",
-                       "--workspace", "--no-fail-fast"])
+    status, out = tee(
+        [
+            "cargo",
+            "test",
+            "--release",
+            "--locked",
+            "--manifest-path",
+            "analyzer/Cargo.toml",
+            "--workspace",
+            "--no-fail-fast",
+        ]
+    )
     for m in re.finditer(r"test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored", out):
         r.passed += int(m[1])
         r.failed += int(m[2])
@@ -71,8 +81,9 @@ def ctest_dir(name: str, build: Path) -> Result:
         r.notes.append(f"{build} is not built: run scripts/setup.sh first")
         return r
     junit = build / "ctest-junit.xml"
-    status = run(["ctest", "--test-dir", str(build), "--output-on-failure", "-j2",
-                  "--output-junit", str(junit)]).returncode
+    status = run(
+        ["ctest", "--test-dir", str(build), "--output-on-failure", "-j2", "--output-junit", str(junit)]
+    ).returncode
     if junit.exists():
         for case in ET.parse(junit).getroot().iter("testcase"):
             state = case.get("status", "run")
@@ -105,8 +116,20 @@ def python() -> list[Result]:
         r = Result(f"pytest {path}")
         junit = BUILD / f"pytest-{path.replace('/', '-')}.xml"
         junit.parent.mkdir(parents=True, exist_ok=True)
-        status = run([str(ROOT / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-rs",
-                      "-p", "no:cacheprovider", f"--rootdir={ROOT / path}", f"--junitxml={junit}", path]).returncode
+        status = run(
+            [
+                str(ROOT / ".venv" / "bin" / "python"),
+                "-m",
+                "pytest",
+                "-q",
+                "-rs",
+                "-p",
+                "no:cacheprovider",
+                f"--rootdir={ROOT / path}",
+                f"--junitxml={junit}",
+                path,
+            ]
+        ).returncode
         if junit.exists():
             for suite in ET.parse(junit).getroot().iter("testsuite"):
                 tests = int(suite.get("tests", 0))

@@ -17,15 +17,32 @@ from tracelab_models.profile import read_zeek_conn_log
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "datasets"
-TRACES = ["real/zeek/bro.org.pcap", "real/ndpi/netflix.pcap", "real/chrissanders-packets/http_espn.pcapng",
-          "real/ndpi/gnutella.pcap", "real/libtrace/vlan.pcap"]
+TRACES = [
+    "real/zeek/bro.org.pcap",
+    "real/ndpi/netflix.pcap",
+    "real/chrissanders-packets/http_espn.pcapng",
+    "real/ndpi/gnutella.pcap",
+    "real/libtrace/vlan.pcap",
+]
 FLOOR = ROOT / "analyzer" / "target" / "release" / "examples" / "floor"
 
 
 @pytest.fixture(scope="module")
 def floor() -> Path:
-    subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--manifest-path",
-                    str(ROOT / "analyzer" / "Cargo.toml"), "--example", "floor"], check=True)
+    subprocess.run(
+        [
+            "cargo",
+            "build",
+            "--release",
+            "--locked",
+            "--quiet",
+            "--manifest-path",
+            str(ROOT / "analyzer" / "Cargo.toml"),
+            "--example",
+            "floor",
+        ],
+        check=True,
+    )
     return FLOOR
 
 
@@ -50,8 +67,12 @@ def test_floor_accounts_as_the_profile(floor, trace, tmp_path):
     if not path.exists():
         pytest.skip(f"shared dataset missing: {trace}")
     out = tmp_path / "profile"
-    r = subprocess.run([sys.executable, "-m", "tracelab.cli", "profile", str(path), "-o", str(out), "--quiet"],
-                       capture_output=True, text=True, cwd=ROOT)
+    r = subprocess.run(
+        [sys.executable, "-m", "tracelab.cli", "profile", str(path), "-o", str(out), "--quiet"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     packets = json.loads((out / "summary.json").read_text())["packets"]
     read, decode, count = (run_floor(floor, path, s) for s in ("read", "decode", "count"))

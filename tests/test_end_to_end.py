@@ -12,6 +12,7 @@ connections.parquet = conn.log lines = the model's count = the report's composit
 
 The traces are beside the checkout (../shared/datasets, as in CI).
 """
+
 from __future__ import annotations
 
 import csv
@@ -45,16 +46,42 @@ def path(request, tmp_path_factory):
     if analyzer_binary() is None:
         pytest.fail("the analyzer is not built (make build)")
     out = tmp_path_factory.mktemp(Path(request.param).stem)
-    tracelab("profile", str(trace), "--local", "10.0.0.0/8,192.168.0.0/16", "-o", "p", "--quiet",
-             "--no-progress", cwd=out)
+    tracelab(
+        "profile", str(trace), "--local", "10.0.0.0/8,192.168.0.0/16", "-o", "p", "--quiet", "--no-progress", cwd=out
+    )
     # Remote hosts are instances too: a trace seen from a client has its servers outside.
     tracelab("roles", "train", "p", "--all-hosts", "-o", "roles.json", cwd=out)
     tracelab("roles", "apply", "roles.json", "p", "--all-hosts", "--min-connections", "0", "-o", "roles.csv", cwd=out)
-    tracelab("profile", str(trace), "--local", "10.0.0.0/8,192.168.0.0/16", "--roles", "roles.json", "-o", "pr",
-             "--quiet", "--no-progress", cwd=out)
+    tracelab(
+        "profile",
+        str(trace),
+        "--local",
+        "10.0.0.0/8,192.168.0.0/16",
+        "--roles",
+        "roles.json",
+        "-o",
+        "pr",
+        "--quiet",
+        "--no-progress",
+        cwd=out,
+    )
     tracelab("model", "derive", "p", "-o", "m.model.json", cwd=out)
-    tracelab("replay", "run", "--pcap", str(trace), "--element", "efd(capacity=300,th=30000)", "--rate", "10G",
-             "--load", "0.9", "-o", "r", "-q", cwd=out)
+    tracelab(
+        "replay",
+        "run",
+        "--pcap",
+        str(trace),
+        "--element",
+        "efd(capacity=300,th=30000)",
+        "--rate",
+        "10G",
+        "--load",
+        "0.9",
+        "-o",
+        "r",
+        "-q",
+        cwd=out,
+    )
     tracelab("report", "p", "r", "-o", "rep", cwd=out)
     return trace, out
 
@@ -91,10 +118,12 @@ def test_connections_flow_from_profile_to_model_and_report(path):
     assert model["provenance"]["source_trace"] == str(trace)
     assert model["provenance"]["profile_dir"] == "p"
     # Packet-size histograms of the model: every packet of intranet/internet connections.
-    scoped = sum(c["packets"] for scope in ("intranet", "internet")
-                 for c in s["composition"].get(scope, {}).values())
-    hist = sum(sum(model["apps"][sc][side]["packet_size_bytes"]["counts"])
-               for sc in ("intranet", "internet") for side in ("orig", "resp"))
+    scoped = sum(c["packets"] for scope in ("intranet", "internet") for c in s["composition"].get(scope, {}).values())
+    hist = sum(
+        sum(model["apps"][sc][side]["packet_size_bytes"]["counts"])
+        for sc in ("intranet", "internet")
+        for side in ("orig", "resp")
+    )
     assert hist == scoped > 0
     # The report shows the profile's packet counts and composition rows.
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (out / "rep" / "index.html").read_text()))
@@ -123,6 +152,7 @@ def test_roles_cover_every_host_and_agree_with_the_analyzer(path):
 
 
 # ------------------------------------------------- the lab compose file (no Docker here)
+
 
 def test_lab_compose_file_is_valid_and_wired():
     """docker-compose.lab.yml is not run here (no Docker engine): its YAML, its wiring
@@ -154,8 +184,10 @@ def test_lab_compose_file_is_valid_and_wired():
     trex_cfg = yaml.safe_load(re.sub(r"\$\{(\w+):[?-][^}]*\}", r"\1", lab["configs"]["trex_cfg"]["content"]))
     assert trex_cfg[0]["version"] == 2 and len(trex_cfg[0]["interfaces"]) == 2
     # The options the controller passes are the front door's.
-    for sub, options in (("stl", ("--rate", "--load", "--budget", "-o")),
-                         ("run", ("--server", "--ports", "--duration", "-o"))):
+    for sub, options in (
+        ("stl", ("--rate", "--load", "--budget", "-o")),
+        ("run", ("--server", "--ports", "--duration", "-o")),
+    ):
         helptext = tracelab("replay", "trex", sub, "--help", cwd=REPO)
         for opt in options:
             assert opt in script and re.search(rf"(^|\s|,){re.escape(opt)}[ ,=\n]", helptext), (sub, opt)

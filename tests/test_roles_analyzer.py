@@ -15,8 +15,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "datasets"
-TRACES = ["real/ndpi/netflix.pcap", "real/zeek/bro.org.pcap", "real/chrissanders-packets/http_espn.pcapng",
-          "real/ndpi/reddit.pcap", "real/pcapplusplus/example.pcap", "real/ndpi/gnutella.pcap"]
+TRACES = [
+    "real/ndpi/netflix.pcap",
+    "real/zeek/bro.org.pcap",
+    "real/chrissanders-packets/http_espn.pcapng",
+    "real/ndpi/reddit.pcap",
+    "real/pcapplusplus/example.pcap",
+    "real/ndpi/gnutella.pcap",
+]
 LOCAL = "10.0.0.0/8,192.168.0.0/16,172.16.0.0/12,fd00::/8,fe80::/10"
 
 
@@ -67,7 +73,9 @@ def test_rust_and_python_apply_the_same_tree(profiles, tmp_path):
             python = {row["host"]: "server" if int(row["server"]) else "client" for row in csv.DictReader(f)}
         out = tmp_path / f"{d.name}.rust"
         summary = json.loads((d / "summary.json").read_text())
-        tracelab("profile", summary["trace"]["path"], "--local", LOCAL, "--roles", str(model), "-o", str(out), "--quiet")
+        tracelab(
+            "profile", summary["trace"]["path"], "--local", LOCAL, "--roles", str(model), "-o", str(out), "--quiet"
+        )
         rust = {h["host"]: h["role"] for h in pq.read_table(out / "hosts.parquet").to_pylist()}
         assert python, d
         for host, cls in python.items():

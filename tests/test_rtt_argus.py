@@ -14,17 +14,45 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "datasets"
-TRACES = ["real/zeek/bro.org.pcap", "real/ndpi/netflix.pcap", "real/chrissanders-packets/http_espn.pcapng",
-          "real/ndpi/reddit.pcap", "real/pcapplusplus/example.pcap", "zeek-baselines/wikipedia/wikipedia.pcap",
-          "zeek-baselines/ftp-ipv4/ipv4.pcap", "real/ndpi/KakaoTalk_talk.pcap"]
+TRACES = [
+    "real/zeek/bro.org.pcap",
+    "real/ndpi/netflix.pcap",
+    "real/chrissanders-packets/http_espn.pcapng",
+    "real/ndpi/reddit.pcap",
+    "real/pcapplusplus/example.pcap",
+    "zeek-baselines/wikipedia/wikipedia.pcap",
+    "zeek-baselines/ftp-ipv4/ipv4.pcap",
+    "real/ndpi/KakaoTalk_talk.pcap",
+]
 TOLERANCE_S = 2e-6  # argus prints microseconds
 
 
 def argus_handshakes(trace: Path, tmp: Path) -> dict[tuple, tuple[float, float]]:
     out = tmp / (trace.name + ".argus")
     subprocess.run(["argus", "-r", str(trace), "-w", str(out)], check=True, capture_output=True)
-    text = subprocess.run(["ra", "-r", str(out), "-n", "-u", "-c", ",", "-s", "saddr", "sport", "daddr", "dport",
-                           "synack", "ackdat", "-", "tcp"], check=True, capture_output=True, text=True).stdout
+    text = subprocess.run(
+        [
+            "ra",
+            "-r",
+            str(out),
+            "-n",
+            "-u",
+            "-c",
+            ",",
+            "-s",
+            "saddr",
+            "sport",
+            "daddr",
+            "dport",
+            "synack",
+            "ackdat",
+            "-",
+            "tcp",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     flows = {}
     for line in text.splitlines()[1:]:
         s, sp, d, dp, synack, ackdat = line.split(",")
@@ -34,8 +62,10 @@ def argus_handshakes(trace: Path, tmp: Path) -> dict[tuple, tuple[float, float]]
     return flows
 
 
-@pytest.mark.skipif(shutil.which("argus") is None or shutil.which("ra") is None,
-                    reason="argus/ra not installed (apt-get install argus-server argus-client)")
+@pytest.mark.skipif(
+    shutil.which("argus") is None or shutil.which("ra") is None,
+    reason="argus/ra not installed (apt-get install argus-server argus-client)",
+)
 def test_handshake_rtt_matches_argus(tmp_path):
     compared = agreed = 0
     for t in TRACES:
@@ -43,8 +73,12 @@ def test_handshake_rtt_matches_argus(tmp_path):
         if not trace.exists():
             pytest.skip(f"{trace} missing")
         out = tmp_path / trace.name
-        r = subprocess.run([sys.executable, "-m", "tracelab.cli", "profile", str(trace), "-o", str(out), "--quiet"],
-                           cwd=ROOT, capture_output=True, text=True)
+        r = subprocess.run(
+            [sys.executable, "-m", "tracelab.cli", "profile", str(trace), "-o", str(out), "--quiet"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
         assert r.returncode == 0, r.stderr
         ours = {}
         for row in pq.read_table(out / "connections.parquet").to_pylist():

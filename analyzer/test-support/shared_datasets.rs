@@ -6,11 +6,7 @@ use std::path::{Path, PathBuf};
 /// The datasets folder; its absence is a failure, not a skip.
 pub fn datasets() -> PathBuf {
     let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/datasets");
-    assert!(
-        d.join("MANIFEST.md").is_file(),
-        "datasets not found at {} (expected beside the checkout)",
-        d.display()
-    );
+    assert!(d.join("MANIFEST.md").is_file(), "datasets not found at {} (expected beside the checkout)", d.display());
     d.canonicalize().unwrap()
 }
 

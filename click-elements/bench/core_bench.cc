@@ -54,8 +54,7 @@ std::vector<Packet> make_trace(size_t n, uint32_t length, uint64_t seed) {
   const double alpha = 1.1, lo = 1, hi = 10000;
   auto flow_size = [&] {  // inverse CDF of the bounded Pareto
     double x = u(rng);
-    double v = -(x * std::pow(hi, alpha) - x * std::pow(lo, alpha) - std::pow(hi, alpha)) /
-               (std::pow(hi * lo, alpha));
+    double v = -(x * std::pow(hi, alpha) - x * std::pow(lo, alpha) - std::pow(hi, alpha)) / (std::pow(hi * lo, alpha));
     return static_cast<uint64_t>(std::pow(v, -1.0 / alpha));
   };
   const size_t active = 2000;
@@ -159,7 +158,8 @@ int main(int argc, char** argv) {
   };
   double fifo[2] = {best_of_3(cores[0], traces[0]), best_of_3(cores[0], traces[1])};
 
-  std::printf("%u packets per run, 300-packet buffer, 10 %% overload, best of %d (thread CPU time)\n", static_cast<unsigned>(n), runs);
+  std::printf("%u packets per run, 300-packet buffer, 10 %% overload, best of %d (thread CPU time)\n",
+              static_cast<unsigned>(n), runs);
   std::printf("%-14s %10s %8s %8s %10s %8s %8s\n", "core", "64B ns/pkt", "x FIFO", "Mpps", "1500B ns", "x FIFO",
               "Mpps");
   for (const Entry& e : cores) {

@@ -33,8 +33,7 @@ struct BasiCQConfig {
 
 class BasiCQ final : public QueueCore {
  public:
-  explicit BasiCQ(const BasiCQConfig& c = {})
-      : cfg_(c), buf_(c.capacity_packets), out_(c.capacity_packets) {}
+  explicit BasiCQ(const BasiCQConfig& c = {}) : cfg_(c), buf_(c.capacity_packets), out_(c.capacity_packets) {}
 
   void enqueue(const Packet& in, Time now) override {
     advance(now);
@@ -50,8 +49,7 @@ class BasiCQ final : public QueueCore {
       drop(p, DropReason::kBufferFull, now);
       return;
     }
-    if (!buf_.empty() &&
-        chunk_wire_size(buf_.size() + 1, buf_.bytes() + p.length, cfg_.shim) > cfg_.mtu) {
+    if (!buf_.empty() && chunk_wire_size(buf_.size() + 1, buf_.bytes() + p.length, cfg_.shim) > cfg_.mtu) {
       form_chunk();
       ++stats_.mtu_chunks;
     }

@@ -107,8 +107,7 @@ class ChuMQ final : public QueueCore {
     }
     const size_t i = select_buffer(p);
     PacketRing& b = bufs_[i];
-    if (fifo() && !b.empty() &&
-        chunk_wire_size(b.size() + 1, b.bytes() + p.length, cfg_.shim) > cfg_.mtu) {
+    if (fifo() && !b.empty() && chunk_wire_size(b.size() + 1, b.bytes() + p.length, cfg_.shim) > cfg_.mtu) {
       form_chunk(i, now, /*timer=*/false);
     }
     if (b.empty()) expiry_[i] = now + cfg_.timers[i];
@@ -192,8 +191,7 @@ class ChuMQ final : public QueueCore {
   void form_chunk(size_t i, Time at, bool timer) {
     PacketRing& b = bufs_[i];
     uint64_t n = 0, payload = 0;
-    while (!b.empty() &&
-           chunk_wire_size(n + 1, payload + b.front().length, cfg_.shim) <= cfg_.mtu) {
+    while (!b.empty() && chunk_wire_size(n + 1, payload + b.front().length, cfg_.shim) <= cfg_.mtu) {
       out_.add(b.front(), n == 0);
       ++n;
       payload += b.front().length;

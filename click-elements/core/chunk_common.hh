@@ -30,18 +30,18 @@
 namespace tracelab {
 
 struct ChunkStats {
-  uint64_t chunks = 0;          // chunks handed to the link
-  uint64_t chunk_packets = 0;   // packets in them
-  uint64_t chunk_bytes = 0;     // wire bytes of them (shim included if on)
-  uint64_t timer_chunks = 0;    // formed on timer expiry
-  uint64_t mtu_chunks = 0;      // formed on MTU excess
-  uint64_t cea_packets = 0;     // packets added by CEA
-  uint64_t oversize = 0;        // packets larger than a chunk can carry
-  uint64_t split_chunks = 0;    // chunks cut short by a too-small Batch
-  uint64_t violations = 0;      // all classes
+  uint64_t chunks = 0;         // chunks handed to the link
+  uint64_t chunk_packets = 0;  // packets in them
+  uint64_t chunk_bytes = 0;    // wire bytes of them (shim included if on)
+  uint64_t timer_chunks = 0;   // formed on timer expiry
+  uint64_t mtu_chunks = 0;     // formed on MTU excess
+  uint64_t cea_packets = 0;    // packets added by CEA
+  uint64_t oversize = 0;       // packets larger than a chunk can carry
+  uint64_t split_chunks = 0;   // chunks cut short by a too-small Batch
+  uint64_t violations = 0;     // all classes
   uint64_t class_served[256] = {};
   uint64_t class_violations[256] = {};
-  Time max_excess = 0;          // largest (transmission start - deadline)
+  Time max_excess = 0;  // largest (transmission start - deadline)
   double mean_chunk_bytes() const { return chunks ? double(chunk_bytes) / double(chunks) : 0.0; }
 };
 

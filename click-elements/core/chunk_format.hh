@@ -41,25 +41,33 @@ constexpr size_t header_size(size_t n) { return kFixedHeader + kEntrySize * n; }
 
 enum class FormatError : uint8_t {
   kOk = 0,
-  kTruncated,        // buffer shorter than the header or table it announces
+  kTruncated,  // buffer shorter than the header or table it announces
   kBadChecksum,
-  kLengthMismatch,   // sum of pktLen differs from the payload length
-  kEmptyPacket,      // encode: a packet of 0 bytes cannot be represented
-  kPacketTooLong,    // encode: a packet longer than 65535 bytes
-  kTooManyPackets,   // encode: more than 65535 packets
-  kNoRoom,           // encode: output buffer too small
+  kLengthMismatch,  // sum of pktLen differs from the payload length
+  kEmptyPacket,     // encode: a packet of 0 bytes cannot be represented
+  kPacketTooLong,   // encode: a packet longer than 65535 bytes
+  kTooManyPackets,  // encode: more than 65535 packets
+  kNoRoom,          // encode: output buffer too small
 };
 
 inline const char* format_error_name(FormatError e) {
   switch (e) {
-    case FormatError::kOk: return "ok";
-    case FormatError::kTruncated: return "truncated";
-    case FormatError::kBadChecksum: return "bad_checksum";
-    case FormatError::kLengthMismatch: return "length_mismatch";
-    case FormatError::kEmptyPacket: return "empty_packet";
-    case FormatError::kPacketTooLong: return "packet_too_long";
-    case FormatError::kTooManyPackets: return "too_many_packets";
-    case FormatError::kNoRoom: return "no_room";
+    case FormatError::kOk:
+      return "ok";
+    case FormatError::kTruncated:
+      return "truncated";
+    case FormatError::kBadChecksum:
+      return "bad_checksum";
+    case FormatError::kLengthMismatch:
+      return "length_mismatch";
+    case FormatError::kEmptyPacket:
+      return "empty_packet";
+    case FormatError::kPacketTooLong:
+      return "packet_too_long";
+    case FormatError::kTooManyPackets:
+      return "too_many_packets";
+    case FormatError::kNoRoom:
+      return "no_room";
   }
   return "unknown";
 }
@@ -95,17 +103,29 @@ struct PacketRef {
 
 // Encodes `n` packets collected from pkts[0].arrival until `release` into
 // `out`. Returns the number of bytes written, or 0 with `err` set.
-inline size_t encode(const PacketRef* pkts, size_t n, Time release, Time unit, uint8_t* out,
-                     size_t cap, FormatError& err) {
+inline size_t encode(const PacketRef* pkts, size_t n, Time release, Time unit, uint8_t* out, size_t cap,
+                     FormatError& err) {
   err = FormatError::kOk;
-  if (n > 0xFFFF) { err = FormatError::kTooManyPackets; return 0; }
+  if (n > 0xFFFF) {
+    err = FormatError::kTooManyPackets;
+    return 0;
+  }
   size_t total = header_size(n);
   for (size_t i = 0; i < n; ++i) {
-    if (pkts[i].length == 0) { err = FormatError::kEmptyPacket; return 0; }
-    if (pkts[i].length > 0xFFFF) { err = FormatError::kPacketTooLong; return 0; }
+    if (pkts[i].length == 0) {
+      err = FormatError::kEmptyPacket;
+      return 0;
+    }
+    if (pkts[i].length > 0xFFFF) {
+      err = FormatError::kPacketTooLong;
+      return 0;
+    }
     total += pkts[i].length;
   }
-  if (total > cap) { err = FormatError::kNoRoom; return 0; }
+  if (total > cap) {
+    err = FormatError::kNoRoom;
+    return 0;
+  }
   const Time t0 = n ? pkts[0].arrival : release;
   wr16(out, to_units(release - t0, unit));
   wr16(out + 2, static_cast<uint16_t>(n));
@@ -162,8 +182,7 @@ inline FormatError parse(const uint8_t* buf, size_t len, View& v) {
 // from the end, zeroes their pktLen, refreshes the checksum (N unchanged).
 // Returns the new length through `new_len` and how many packets this call
 // removed.
-inline FormatError partial_drop(uint8_t* buf, size_t len, uint16_t requested, size_t& new_len,
-                                uint16_t& removed) {
+inline FormatError partial_drop(uint8_t* buf, size_t len, uint16_t requested, size_t& new_len, uint16_t& removed) {
   View v;
   removed = 0;
   new_len = len;

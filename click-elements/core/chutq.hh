@@ -47,11 +47,11 @@ struct ChuTQConfig {
   std::vector<Time> timers = {50 * kMicrosecond, 100 * kMicrosecond, 200 * kMicrosecond};
   ChuTQPolicy policy = ChuTQPolicy::kDCF;
   uint32_t mtu = 9000;
-  bool shim = true;                  // count the 6+4N chunk header (false: seed's 0)
+  bool shim = true;  // count the 6+4N chunk header (false: seed's 0)
   bool cea = false;
-  bool expired_first = true;         // r <= 0: most urgent (spec) or below every live packet
+  bool expired_first = true;              // r <= 0: most urgent (spec) or below every live packet
   uint64_t link_bps = 10'000'000'000ULL;  // output link; 0 = never blocked
-  size_t capacity_packets = 16384;   // NOT IN SEEDS; all packets held
+  size_t capacity_packets = 16384;        // NOT IN SEEDS; all packets held
 };
 
 class ChuTQ final : public QueueCore {
@@ -96,7 +96,8 @@ class ChuTQ final : public QueueCore {
     pull(now);
     if (cb_.empty() || (!cb_full_ && cb_deadline_ > now) || out.capacity == 0) return false;
     uint64_t payload = 0;
-    if (cb_full_) ++stats_.mtu_chunks; else ++stats_.timer_chunks;
+    if (cb_full_) ++stats_.mtu_chunks;
+    else ++stats_.timer_chunks;
     while (!cb_.empty() && out.count < out.capacity) {
       const Packet& p = cb_.front();
       out.packets[out.count++] = p;
@@ -151,9 +152,12 @@ class ChuTQ final : public QueueCore {
     if (r <= 0) return cfg_.expired_first ? __builtin_inf() : -0.5;
     const double inv_r = 1.0 / static_cast<double>(r);
     switch (cfg_.policy) {
-      case ChuTQPolicy::kDCF: return inv_r;
-      case ChuTQPolicy::kTPF: return inv_r * static_cast<double>(p.length) / cfg_.mtu;
-      case ChuTQPolicy::kCEF: return inv_r / static_cast<double>(p.length);
+      case ChuTQPolicy::kDCF:
+        return inv_r;
+      case ChuTQPolicy::kTPF:
+        return inv_r * static_cast<double>(p.length) / cfg_.mtu;
+      case ChuTQPolicy::kCEF:
+        return inv_r / static_cast<double>(p.length);
     }
     return inv_r;
   }

@@ -28,15 +28,15 @@
 namespace tracelab {
 
 struct SplitPacket {
-  size_t offset;    // of the packet's first byte in the aggregate
+  size_t offset;  // of the packet's first byte in the aggregate
   uint16_t length;
   Time release;
 };
 
 struct SplitResult {
   jg::FormatError error = jg::FormatError::kOk;
-  size_t count = 0;     // packets written to `out`
-  uint16_t missing = 0; // entries removed upstream (pktLen = 0)
+  size_t count = 0;      // packets written to `out`
+  uint16_t missing = 0;  // entries removed upstream (pktLen = 0)
 };
 
 class Dechunker {
@@ -45,8 +45,7 @@ class Dechunker {
 
   // Split the aggregate `buf[0..len)` received at `t0` into at most
   // `out_cap` packets. A malformed aggregate yields an error and no packet.
-  SplitResult split(const uint8_t* buf, size_t len, Time t0, SplitPacket* out,
-                    size_t out_cap) const {
+  SplitResult split(const uint8_t* buf, size_t len, Time t0, SplitPacket* out, size_t out_cap) const {
     SplitResult r;
     jg::View v;
     r.error = jg::parse(buf, len, v);

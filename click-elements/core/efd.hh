@@ -70,7 +70,8 @@ class EfdCore final : public TwoLevelQueue<EfdCore> {
   };
 
   explicit EfdCore(const EfdConfig& cfg = {})
-      : TwoLevelQueue(cfg.queue), cfg_(cfg),
+      : TwoLevelQueue(cfg.queue),
+        cfg_(cfg),
         // One entry per buffered packet at most, plus the arrival that is
         // accounted just before its push-out victim leaves. The table is
         // buffer-sized, so 8 buckets an entry stay small (16 KB for 300
@@ -128,9 +129,12 @@ class EfdCore final : public TwoLevelQueue<EfdCore> {
   uint64_t key(const Packet& p) const { return p.*key_; }
   uint64_t volume(const Packet& p, Entry& e) const {
     switch (cfg_.variant) {
-      case EfdVariant::kPefd: return 1;
-      case EfdVariant::kEfdAck: return ack_aware_volume(p, e.ack);
-      default: return p.length;
+      case EfdVariant::kPefd:
+        return 1;
+      case EfdVariant::kEfdAck:
+        return ack_aware_volume(p, e.ack);
+      default:
+        return p.length;
     }
   }
   uint32_t insert(uint64_t k) {
@@ -147,7 +151,7 @@ class EfdCore final : public TwoLevelQueue<EfdCore> {
   }
 
   EfdConfig cfg_;
-  uint64_t Packet::*key_ = cfg_.variant == EfdVariant::kEfdAck ? &Packet::conn_hash : &Packet::flow_hash;
+  uint64_t Packet::* key_ = cfg_.variant == EfdVariant::kEfdAck ? &Packet::conn_hash : &Packet::flow_hash;
   FlowTable<Entry> table_;
   uint32_t found_ = FlowTable<Entry>::kNone;
   FlowTable<Entry>::Vacancy vacancy_;

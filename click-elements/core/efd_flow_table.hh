@@ -179,7 +179,7 @@ class FlowTable {
 // untracked flow and counted (each core says how it classifies it).
 struct FlowStateConfig {
   uint32_t max_flows = 1u << 16;
-  Time gc_interval = 5 * kSecond;   // 0 = never scan
+  Time gc_interval = 5 * kSecond;  // 0 = never scan
   Time idle_timeout = 30 * kSecond;
 };
 
@@ -206,9 +206,7 @@ enum class FlowKey : uint8_t {
   kConnection,  // TCP connection, both directions: Packet::conn_hash (§2.2)
 };
 
-inline uint64_t flow_key(const Packet& p, FlowKey k) {
-  return k == FlowKey::kFlow ? p.flow_hash : p.conn_hash;
-}
+inline uint64_t flow_key(const Packet& p, FlowKey k) { return k == FlowKey::kFlow ? p.flow_hash : p.conn_hash; }
 
 // Progress of the acknowledgment number of one connection (⚠AMB-4): the
 // first ACK only sets the reference and adds 0; each later ACK adds how far

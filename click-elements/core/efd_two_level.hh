@@ -62,10 +62,10 @@ struct TwoLevelConfig {
 // remember what on_unadmit() must undo.
 struct Admission {
   Priority prio = Priority::kHigh;
-  uint64_t tag = 0;         // order key inside a LAS-ordered virtual queue
-  uint64_t volume = 0;      // volume on_admit() added to the flow's counter
-  AckProgress ack_before;   // the flow's ACK reference before on_admit()
-  uint32_t ref = 0;         // kept with the packet, handed to on_leave()
+  uint64_t tag = 0;        // order key inside a LAS-ordered virtual queue
+  uint64_t volume = 0;     // volume on_admit() added to the flow's counter
+  AckProgress ack_before;  // the flow's ACK reference before on_admit()
+  uint32_t ref = 0;        // kept with the packet, handed to on_leave()
 };
 
 // The packets of both virtual queues in one array of buffer-size slots: a
@@ -149,7 +149,6 @@ class SubQueue {
     return pool.packet(it.slot);
   }
   uint64_t back_tag() const { return sorted_.max_tag(); }  // LAS only
-
 
  private:
   struct Item {

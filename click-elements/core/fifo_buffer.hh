@@ -31,10 +31,10 @@ enum class FullTest : uint8_t { kWouldOverflow, kAlreadyFull };
 
 struct BufferConfig {
   Granularity granularity = Granularity::kPackets;
-  uint64_t capacity = 300;          // packets, or bytes in byte mode (300 pkts: [003 §4.4.1])
+  uint64_t capacity = 300;                        // packets, or bytes in byte mode (300 pkts: [003 §4.4.1])
   FullTest full_test = FullTest::kWouldOverflow;  // byte mode only, ⚠AMB-1
-  uint32_t min_packet_bytes = 40;   // byte mode only: sizes the packet slots, see slots()
-  uint64_t in_service_link_bps = 0; // 0 = the in-service packet leaves the buffer at dequeue
+  uint32_t min_packet_bytes = 40;                 // byte mode only: sizes the packet slots, see slots()
+  uint64_t in_service_link_bps = 0;               // 0 = the in-service packet leaves the buffer at dequeue
 
   // Packet slots to allocate. In byte mode a buffer of B bytes holds at most
   // B / min_packet_bytes packets; an arrival finding every slot taken (only
@@ -58,8 +58,14 @@ class BufferMeter {
     if (cfg_.full_test == FullTest::kAlreadyFull) return bytes_ < cfg_.capacity;
     return bytes_ + length <= cfg_.capacity;
   }
-  void add(uint32_t length) { ++packets_; bytes_ += length; }
-  void remove(uint32_t length) { --packets_; bytes_ -= length; }
+  void add(uint32_t length) {
+    ++packets_;
+    bytes_ += length;
+  }
+  void remove(uint32_t length) {
+    --packets_;
+    bytes_ -= length;
+  }
   uint64_t packets() const { return packets_; }
   uint64_t bytes() const { return bytes_; }
   const BufferConfig& config() const { return cfg_; }

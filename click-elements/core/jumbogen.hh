@@ -39,22 +39,22 @@
 namespace tracelab {
 
 struct JumboGenConfig {
-  uint32_t mtu = 8192;                 // JumboGen MTU [002 §3.1]
-  Time jfet = kMillisecond;            // [002 §4]
+  uint32_t mtu = 8192;                   // JumboGen MTU [002 §3.1]
+  Time jfet = kMillisecond;              // [002 §4]
   bool early_release_when_full = false;  // ⚠AMB-14
-  uint32_t outer_header = 20;          // outer IPv4 header bytes
-  size_t queues = 64;                  // aggregation queue slots
-  size_t capacity_packets = 65536;     // all packets held (NOT IN SEEDS)
+  uint32_t outer_header = 20;            // outer IPv4 header bytes
+  size_t queues = 64;                    // aggregation queue slots
+  size_t capacity_packets = 65536;       // all packets held (NOT IN SEEDS)
 };
 
 struct JumboGenStats {
   uint64_t jumbograms = 0;
-  uint64_t encapsulated = 0;   // packets in released JumboGrams
-  uint64_t wire_bytes = 0;     // of released JumboGrams
-  uint64_t full_closes = 0;    // JumboGrams closed because a packet did not fit
+  uint64_t encapsulated = 0;  // packets in released JumboGrams
+  uint64_t wire_bytes = 0;    // of released JumboGrams
+  uint64_t full_closes = 0;   // JumboGrams closed because a packet did not fit
   uint64_t no_queue = 0;
   uint64_t oversize = 0;
-  Time wait_total = 0;         // sum over packets of (release - arrival)
+  Time wait_total = 0;  // sum over packets of (release - arrival)
 };
 
 class JumboGenIngress final : public QueueCore {
@@ -108,7 +108,8 @@ class JumboGenIngress final : public QueueCore {
     free_pkt_ = next_[i];
     pkts_[i] = p;
     next_[i] = -1;
-    if (g->tail >= 0) next_[g->tail] = i; else g->head = i;
+    if (g->tail >= 0) next_[g->tail] = i;
+    else g->head = i;
     g->tail = i;
     ++g->count;
     g->payload += p.length;
@@ -171,10 +172,10 @@ class JumboGenIngress final : public QueueCore {
     int32_t head = -1, tail = -1;
     uint32_t count = 0;
     uint64_t payload = 0;
-    Time start = 0;       // JFET start: first packet's arrival
+    Time start = 0;  // JFET start: first packet's arrival
     Time released = 0;
     bool closed = false;
-    int32_t next = -1;    // next gram of the same queue, or in the output FIFO
+    int32_t next = -1;  // next gram of the same queue, or in the output FIFO
   };
   struct Slot {
     bool used = false;
@@ -208,14 +209,13 @@ class JumboGenIngress final : public QueueCore {
     g = Gram{};
     g.start = now;
     s.used = true;  // an early release may have just emptied the slot
-    if (s.last >= 0) grams_[s.last].next = gi; else s.first = gi;
+    if (s.last >= 0) grams_[s.last].next = gi;
+    else s.first = gi;
     s.last = gi;
     return g;
   }
 
-  Time expiry(const Slot& s) const {
-    return s.first >= 0 ? grams_[s.first].start + cfg_.jfet : kNever;
-  }
+  Time expiry(const Slot& s) const { return s.first >= 0 ? grams_[s.first].start + cfg_.jfet : kNever; }
   Time earliest_expiry() const {
     Time t = kNever;
     for (size_t i = 0; i < cfg_.queues; ++i) {
@@ -255,7 +255,8 @@ class JumboGenIngress final : public QueueCore {
   void to_output(int32_t gi, Time at) {
     grams_[gi].released = at;
     grams_[gi].next = -1;
-    if (out_tail_ >= 0) grams_[out_tail_].next = gi; else out_head_ = gi;
+    if (out_tail_ >= 0) grams_[out_tail_].next = gi;
+    else out_head_ = gi;
     out_tail_ = gi;
   }
 

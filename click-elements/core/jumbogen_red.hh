@@ -47,8 +47,8 @@ struct JumboRedConfig {
   JumboRedMode mode = JumboRedMode::kPartialDrop;
   double min_th = 5, max_th = 15;  // queue units
   double max_p = 0.1;
-  double w_q = 0.025;                // JumboGen runs of [002 §4]; 0.005 standard
-  double min_pkt_drop = 0.1;         // fractions of N, NOT IN SEEDS
+  double w_q = 0.025;         // JumboGen runs of [002 §4]; 0.005 standard
+  double min_pkt_drop = 0.1;  // fractions of N, NOT IN SEEDS
   double max_pkt_drop = 0.5;
   double jg_fraction_weight = 0.01;  // NOT IN SEEDS
   size_t capacity = 200;             // queue units
@@ -57,11 +57,11 @@ struct JumboRedConfig {
 };
 
 struct JumboRedStats {
-  uint64_t jumbograms = 0;         // JumboGram arrivals
-  uint64_t selected = 0;           // JumboGrams selected by RED
-  uint64_t partial_dropped = 0;    // packets removed from carried JumboGrams
-  uint64_t malformed = 0;          // JumboGrams that failed to parse (dropped)
-  double avg = 0;                  // current RED average
+  uint64_t jumbograms = 0;       // JumboGram arrivals
+  uint64_t selected = 0;         // JumboGrams selected by RED
+  uint64_t partial_dropped = 0;  // packets removed from carried JumboGrams
+  uint64_t malformed = 0;        // JumboGrams that failed to parse (dropped)
+  double avg = 0;                // current RED average
   double jg_fraction = 0;
 };
 
@@ -74,8 +74,7 @@ struct JumboRedResult {
 
 class JumboGenRed final : public QueueCore {
  public:
-  explicit JumboGenRed(const JumboRedConfig& c = {})
-      : cfg_(c), ring_(c.ring_slots), rng_(c.seed) {}
+  explicit JumboGenRed(const JumboRedConfig& c = {}) : cfg_(c), ring_(c.ring_slots), rng_(c.seed) {}
 
   void enqueue(const Packet& p, Time now) override {
     ++counters_.offered;
@@ -105,9 +104,8 @@ class JumboGenRed final : public QueueCore {
     update_average(true);
     const double pa = red_probability();
     const uint16_t n = v.n ? v.n : 1;
-    const double sel = cfg_.mode == JumboRedMode::kStandard
-                           ? pa
-                           : (1 - stats_.jg_fraction) * pa / n + stats_.jg_fraction * pa;
+    const double sel =
+        cfg_.mode == JumboRedMode::kStandard ? pa : (1 - stats_.jg_fraction) * pa / n + stats_.jg_fraction * pa;
     Packet p = in;
     uint16_t carried = static_cast<uint16_t>(v.n - v.dropped());
     if (sel > 0 && rng_.uniform() < sel) {
@@ -155,8 +153,8 @@ class JumboGenRed final : public QueueCore {
  private:
   void update_average(bool jumbogram) {
     stats_.avg = (1 - cfg_.w_q) * stats_.avg + cfg_.w_q * static_cast<double>(units_);
-    stats_.jg_fraction = (1 - cfg_.jg_fraction_weight) * stats_.jg_fraction +
-                         cfg_.jg_fraction_weight * (jumbogram ? 1.0 : 0.0);
+    stats_.jg_fraction =
+        (1 - cfg_.jg_fraction_weight) * stats_.jg_fraction + cfg_.jg_fraction_weight * (jumbogram ? 1.0 : 0.0);
   }
   double fraction() const {
     if (stats_.avg >= cfg_.max_th) return 1.0;

@@ -25,8 +25,8 @@ namespace tracelab {
 
 struct LarsConfig {
   BufferConfig buffer;
-  double beta = 0.5;       // fading factor per tau
-  Time tau = kSecond;      // time unit of the fading
+  double beta = 0.5;   // fading factor per tau
+  Time tau = kSecond;  // time unit of the fading
   bool ack_aware = false;
   FlowStateConfig flows = {1u << 16, 5 * kSecond, kNever};
 };

@@ -20,8 +20,7 @@ namespace tracelab {
 
 class SortedPacketQueue {
  public:
-  explicit SortedPacketQueue(uint32_t capacity)
-      : pool_(capacity), refs_(capacity), free_(capacity), heap_(capacity) {
+  explicit SortedPacketQueue(uint32_t capacity) : pool_(capacity), refs_(capacity), free_(capacity), heap_(capacity) {
     for (uint32_t i = 0; i < capacity; ++i) free_[i] = capacity - 1 - i;
   }
 
@@ -102,8 +101,8 @@ class SortedPacketQueue {
       if (first_child >= size_) return;
       // The most extreme among children and grandchildren.
       uint32_t m = first_child;
-      uint32_t candidates[6] = {first_child, first_child + 1, 2 * first_child + 1, 2 * first_child + 2,
-                                2 * first_child + 3, 2 * first_child + 4};
+      uint32_t candidates[6] = {first_child,         first_child + 1,     2 * first_child + 1,
+                                2 * first_child + 2, 2 * first_child + 3, 2 * first_child + 4};
       for (uint32_t c : candidates)
         if (c < size_ && before(heap_[c], heap_[m], min_level)) m = c;
       if (!before(heap_[m], heap_[i], min_level)) return;

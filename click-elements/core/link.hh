@@ -62,8 +62,8 @@ class ExactLink {
  private:
   static constexpr uint64_t kPsPerSecond = 1000000000000ULL;
   uint64_t rate_;
-  Time end_ps_ = 0;       // exact end of the last transmission is
-  uint64_t end_frac_ = 0; // end_ps_ + end_frac_ / rate_ picoseconds
+  Time end_ps_ = 0;        // exact end of the last transmission is
+  uint64_t end_frac_ = 0;  // end_ps_ + end_frac_ / rate_ picoseconds
   uint64_t packets_ = 0;
   uint64_t bytes_ = 0;
 };

@@ -53,23 +53,30 @@ struct Fields {
 
 enum class HeaderError : uint8_t {
   kOk = 0,
-  kAbsent,        // decode: no MTQ/QTL option in the packet
-  kTruncated,     // buffer shorter than the headers it announces
-  kNotIp,         // version is neither 4 nor 6
-  kBadOption,     // an option or extension header with an impossible length
-  kNoOptionSpace, // IPv4: IHL would exceed 15 words
-  kNoRoom,        // buffer capacity too small for the insertion
+  kAbsent,         // decode: no MTQ/QTL option in the packet
+  kTruncated,      // buffer shorter than the headers it announces
+  kNotIp,          // version is neither 4 nor 6
+  kBadOption,      // an option or extension header with an impossible length
+  kNoOptionSpace,  // IPv4: IHL would exceed 15 words
+  kNoRoom,         // buffer capacity too small for the insertion
 };
 
 inline const char* header_error_name(HeaderError e) {
   switch (e) {
-    case HeaderError::kOk: return "ok";
-    case HeaderError::kAbsent: return "absent";
-    case HeaderError::kTruncated: return "truncated";
-    case HeaderError::kNotIp: return "not_ip";
-    case HeaderError::kBadOption: return "bad_option";
-    case HeaderError::kNoOptionSpace: return "no_option_space";
-    case HeaderError::kNoRoom: return "no_room";
+    case HeaderError::kOk:
+      return "ok";
+    case HeaderError::kAbsent:
+      return "absent";
+    case HeaderError::kTruncated:
+      return "truncated";
+    case HeaderError::kNotIp:
+      return "not_ip";
+    case HeaderError::kBadOption:
+      return "bad_option";
+    case HeaderError::kNoOptionSpace:
+      return "no_option_space";
+    case HeaderError::kNoRoom:
+      return "no_room";
   }
   return "unknown";
 }
@@ -105,8 +112,11 @@ inline HeaderError ipv4_find(const uint8_t* ip, size_t len, size_t& off) {
   if (len < ihl) return HeaderError::kTruncated;
   for (size_t i = 20; i < ihl;) {
     const uint8_t t = ip[i];
-    if (t == 0) break;                  // End of Option List
-    if (t == 1) { ++i; continue; }      // No-Operation
+    if (t == 0) break;  // End of Option List
+    if (t == 1) {
+      ++i;
+      continue;
+    }  // No-Operation
     if (i + 1 >= ihl) return HeaderError::kBadOption;
     const uint8_t l = ip[i + 1];
     if (l < 2 || i + l > ihl) return HeaderError::kBadOption;
@@ -124,8 +134,7 @@ inline HeaderError ipv4_find(const uint8_t* ip, size_t len, size_t& off) {
 
 // Walk Hop-by-Hop (0), Routing (43) and Destination Options (60) headers;
 // report our option's offset, or where a new header would go (after HBH).
-inline HeaderError ipv6_find(const uint8_t* ip, size_t len, size_t& off, size_t& insert_at,
-                             size_t& prev_next_hdr) {
+inline HeaderError ipv6_find(const uint8_t* ip, size_t len, size_t& off, size_t& insert_at, size_t& prev_next_hdr) {
   if (len < 40) return HeaderError::kTruncated;
   if ((ip[0] >> 4) != 6) return HeaderError::kNotIp;
   size_t pos = 40;
@@ -139,7 +148,10 @@ inline HeaderError ipv6_find(const uint8_t* ip, size_t len, size_t& off, size_t&
     if (nh == kIpv6DestOpts) {
       for (size_t i = pos + 2; i < pos + ext;) {
         const uint8_t t = ip[i];
-        if (t == 0) { ++i; continue; }  // Pad1
+        if (t == 0) {
+          ++i;
+          continue;
+        }  // Pad1
         if (i + 1 >= pos + ext) return HeaderError::kBadOption;
         const uint8_t l = ip[i + 1];
         if (i + 2 + l > pos + ext) return HeaderError::kBadOption;
@@ -166,7 +178,7 @@ inline HeaderError ipv6_find(const uint8_t* ip, size_t len, size_t& off, size_t&
 inline HeaderError decode(const uint8_t* ip, size_t len, Fields& f) {
   if (len < 1) return HeaderError::kTruncated;
   size_t off = 0, ins, prev;
-  HeaderError e = (ip[0] >> 4) == 4 ? ipv4_find(ip, len, off)
+  HeaderError e = (ip[0] >> 4) == 4   ? ipv4_find(ip, len, off)
                   : (ip[0] >> 4) == 6 ? ipv6_find(ip, len, off, ins, prev)
                                       : HeaderError::kNotIp;
   if (e == HeaderError::kOk) f = get_fields(ip + off);
@@ -216,7 +228,7 @@ inline HeaderError mark(uint8_t* ip, size_t len, size_t cap, const Fields& f, si
     h[0] = ip[prev];  // the new header takes over the chain
     h[1] = 1;         // (1 + 1) * 8 = 16 bytes
     put_fields(h + 2, kIpv6OptionType, f);
-    h[10] = 1;        // PadN, 4 bytes of zeros
+    h[10] = 1;  // PadN, 4 bytes of zeros
     h[11] = 4;
     std::memset(h + 12, 0, 4);
     ip[prev] = kIpv6DestOpts;

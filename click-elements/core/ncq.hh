@@ -42,11 +42,11 @@ enum class TinyRate : uint8_t { kFavored, kIncoming };
 struct NcqConfig {
   TwoLevelConfig queue = default_queue();
   NcqVariant variant = NcqVariant::kNcqPlus;
-  uint32_t size_thresh = 150;    // NCQ: favored if size < this ([001 §3.1] footnote)
-  uint32_t size_thresh1 = 64;    // NCQ+: tiny if size <= this
-  uint32_t size_thresh2 = 150;   // NCQ+: small if size <= this
-  double ncqthresh1 = 0.05;      // NCQ's ncqthresh, NCQ+'s ncqthresh1
-  double alpha = 0.1;            // k = 1 + alpha
+  uint32_t size_thresh = 150;   // NCQ: favored if size < this ([001 §3.1] footnote)
+  uint32_t size_thresh1 = 64;   // NCQ+: tiny if size <= this
+  uint32_t size_thresh2 = 150;  // NCQ+: small if size <= this
+  double ncqthresh1 = 0.05;     // NCQ's ncqthresh, NCQ+'s ncqthresh1
+  double alpha = 0.1;           // k = 1 + alpha
   TinyRate tiny_rate = TinyRate::kFavored;
   bool favor_pure_acks = false;
 
@@ -90,14 +90,12 @@ class NcqCore final : public TwoLevelQueue<NcqCore> {
     const bool tiny = p.length <= cfg_.size_thresh1;
     if (tiny) ++tiny_arrivals_;
     const double total = static_cast<double>(ft_ + fs_) / r;
-    if (tiny ? total < cfg_.ncqthresh1
-             : static_cast<double>(fs_) / r < t2_ && total < cfg_.ncqthresh1) {
+    if (tiny ? total < cfg_.ncqthresh1 : static_cast<double>(fs_) / r < t2_ && total < cfg_.ncqthresh1) {
       ++(tiny ? ft_ : fs_);
       return true;
     }
     // Refused: adapt ncqthresh2 to the tiny share (Eq.3), within [0, t1].
-    const double tiny_rate =
-        static_cast<double>(cfg_.tiny_rate == TinyRate::kFavored ? ft_ : tiny_arrivals_) / r;
+    const double tiny_rate = static_cast<double>(cfg_.tiny_rate == TinyRate::kFavored ? ft_ : tiny_arrivals_) / r;
     t2_ = std::clamp(cfg_.ncqthresh1 - (1.0 + cfg_.alpha) * tiny_rate, 0.0, cfg_.ncqthresh1);
     return false;
   }

@@ -33,27 +33,27 @@ constexpr Time serialization_time(uint64_t bytes, uint64_t bits_per_second) {
 // Packet*, ns-3 Ptr) plus the metadata the mechanisms read. Trivially
 // copyable; 56 bytes.
 struct Packet {
-  uint64_t handle = 0;      // opaque to the cores; the adapter maps it back
-  uint64_t flow_hash = 0;   // 5-tuple hash (direction-dependent, §0)
-  Time arrival = 0;         // when the packet entered this node
-  Time budget = kNever;     // remaining end-to-end delay budget (QTL/MTQ, chunking T_i)
-  uint32_t length = 0;      // IP-level bytes
-  uint32_t tcp_seq = 0;     // for ACK-aware variants
+  uint64_t handle = 0;     // opaque to the cores; the adapter maps it back
+  uint64_t flow_hash = 0;  // 5-tuple hash (direction-dependent, §0)
+  Time arrival = 0;        // when the packet entered this node
+  Time budget = kNever;    // remaining end-to-end delay budget (QTL/MTQ, chunking T_i)
+  uint32_t length = 0;     // IP-level bytes
+  uint32_t tcp_seq = 0;    // for ACK-aware variants
   uint32_t tcp_ack = 0;
-  uint16_t mtq = 0;         // MTQ field as carried in the header (units: see mtq_qtl.hh)
-  uint8_t cls = 0;          // traffic class (chunking classes, delay budgets)
-  uint8_t flags = 0;        // kFlag* below
+  uint16_t mtq = 0;   // MTQ field as carried in the header (units: see mtq_qtl.hh)
+  uint8_t cls = 0;    // traffic class (chunking classes, delay budgets)
+  uint8_t flags = 0;  // kFlag* below
   // Added for the ACK-aware variants (EFDACK, Run2CACK, LASACK, §2.2/§3.1):
   // a hash of the TCP connection that is the same in both directions.
   uint64_t conn_hash = 0;
 };
 
 constexpr uint8_t kFlagTcp = 0x01;
-constexpr uint8_t kFlagPureAck = 0x02;   // TCP segment without payload, ACK set
+constexpr uint8_t kFlagPureAck = 0x02;  // TCP segment without payload, ACK set
 constexpr uint8_t kFlagSyn = 0x04;
 constexpr uint8_t kFlagFin = 0x08;
-constexpr uint8_t kFlagHasQtl = 0x10;    // `budget` carries a QTL value
-constexpr uint8_t kFlagHasMtq = 0x20;    // `mtq` is valid
+constexpr uint8_t kFlagHasQtl = 0x10;  // `budget` carries a QTL value
+constexpr uint8_t kFlagHasMtq = 0x20;  // `mtq` is valid
 
 // Why a packet left a core without being served (ALGORITHMS.md §0 hook).
 enum class DropReason : uint8_t {
@@ -66,11 +66,16 @@ enum class DropReason : uint8_t {
 
 inline const char* drop_reason_name(DropReason r) {
   switch (r) {
-    case DropReason::kBufferFull: return "buffer_full";
-    case DropReason::kPushedOut: return "pushed_out";
-    case DropReason::kEarlyDiscard: return "early_discard";
-    case DropReason::kBudgetExpired: return "budget_expired";
-    default: return "unknown";
+    case DropReason::kBufferFull:
+      return "buffer_full";
+    case DropReason::kPushedOut:
+      return "pushed_out";
+    case DropReason::kEarlyDiscard:
+      return "early_discard";
+    case DropReason::kBudgetExpired:
+      return "budget_expired";
+    default:
+      return "unknown";
   }
 }
 
@@ -83,10 +88,10 @@ class DropSink {
 
 // Counters every core keeps; mechanism-specific ones live in the core.
 struct Counters {
-  uint64_t enqueued = 0;   // accepted into the buffer
-  uint64_t served = 0;     // handed to the link (packets, not chunks)
+  uint64_t enqueued = 0;  // accepted into the buffer
+  uint64_t served = 0;    // handed to the link (packets, not chunks)
   uint64_t dropped[static_cast<int>(DropReason::kCount)] = {0, 0, 0, 0};
-  uint64_t offered = 0;    // every enqueue() call
+  uint64_t offered = 0;  // every enqueue() call
   uint64_t highwater_packets = 0;
   uint64_t highwater_bytes = 0;
   uint64_t dropped_total() const {
@@ -100,11 +105,14 @@ struct Counters {
 // leave together as one chunk/JumboGram. `wire_bytes` is what the link
 // serializes (payloads plus any encapsulation header).
 struct Batch {
-  Packet* packets = nullptr;   // caller-owned storage of `capacity` packets
+  Packet* packets = nullptr;  // caller-owned storage of `capacity` packets
   uint32_t capacity = 0;
   uint32_t count = 0;
   uint32_t wire_bytes = 0;
-  void clear() { count = 0; wire_bytes = 0; }
+  void clear() {
+    count = 0;
+    wire_bytes = 0;
+  }
 };
 
 // The interface every mechanism implements. Conservation, checked by the

@@ -29,8 +29,7 @@ struct ScfqConfig {
 
 class ScfqCore final : public SortedCore<ScfqCore> {
  public:
-  explicit ScfqCore(const ScfqConfig& cfg = {})
-      : SortedCore(cfg.buffer, false), table_(cfg.buffer.slots() + 2) {}
+  explicit ScfqCore(const ScfqConfig& cfg = {}) : SortedCore(cfg.buffer, false), table_(cfg.buffer.slots() + 2) {}
 
   uint32_t flows() const { return table_.size(); }
   uint32_t flows_highwater() const { return table_.highwater(); }

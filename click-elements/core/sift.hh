@@ -26,7 +26,7 @@ namespace tracelab {
 
 struct SiftConfig {
   TwoLevelConfig queue;
-  double probability = 0.01;   // p
+  double probability = 0.01;      // p
   uint32_t sample_threshold = 1;  // Ts
   uint64_t seed = 1;
   FlowStateConfig flows;

@@ -28,7 +28,7 @@ struct XProtectConfig {
   uint64_t threshold = 30000;        // bytes
   bool count_inserting_packet = true;
   uint64_t seed = 1;
-  FlowStateConfig flows;             // 5 s scan, 30 s idle: [003 §4.6.1]
+  FlowStateConfig flows;  // 5 s scan, 30 s idle: [003 §4.6.1]
 };
 
 class XProtectCore final : public TwoLevelQueue<XProtectCore> {

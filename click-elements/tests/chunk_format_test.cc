@@ -16,8 +16,8 @@ struct Built {
   std::vector<uint8_t> wire;
 };
 
-Built build(const std::vector<size_t>& lens, const std::vector<Time>& arrivals, Time release,
-            Time unit, uint64_t seed) {
+Built build(const std::vector<size_t>& lens, const std::vector<Time>& arrivals, Time release, Time unit,
+            uint64_t seed) {
   Built b;
   Rng rng(seed);
   std::vector<jg::PacketRef> refs;
@@ -26,8 +26,7 @@ Built build(const std::vector<size_t>& lens, const std::vector<Time>& arrivals, 
     for (auto& x : p) x = static_cast<uint8_t>(rng.next_u64());
     b.pkts.push_back(std::move(p));
   }
-  for (size_t i = 0; i < lens.size(); ++i)
-    refs.push_back({b.pkts[i].data(), b.pkts[i].size(), arrivals[i]});
+  for (size_t i = 0; i < lens.size(); ++i) refs.push_back({b.pkts[i].data(), b.pkts[i].size(), arrivals[i]});
   b.wire.resize(jg::header_size(lens.size()) + 100000);
   jg::FormatError e;
   size_t n = jg::encode(refs.data(), refs.size(), release, unit, b.wire.data(), b.wire.size(), e);
@@ -37,8 +36,7 @@ Built build(const std::vector<size_t>& lens, const std::vector<Time>& arrivals, 
 }
 
 TEST(ChunkFormat, HeaderLayoutByHand) {
-  Built b = build({3, 2}, {1000 * kNanosecond, 4000 * kNanosecond}, 6500 * kNanosecond,
-                  kMicrosecond, 1);
+  Built b = build({3, 2}, {1000 * kNanosecond, 4000 * kNanosecond}, 6500 * kNanosecond, kMicrosecond, 1);
   ASSERT_EQ(b.wire.size(), 6u + 8 + 5);
   // QTime = 5.5 us -> 5 units; N = 2; table {3, 0}, {2, 3}.
   const uint8_t expect_hdr[] = {0, 5, 0, 2, 0, 0, 0, 3, 0, 0, 0, 2, 0, 3};
@@ -54,8 +52,7 @@ TEST(ChunkFormat, HeaderLayoutByHand) {
 
 TEST(ChunkFormat, RoundTripByteForByteThroughDechunker) {
   std::vector<size_t> lens = {40, 1500, 64, 576, 1, 1200};
-  std::vector<Time> arr = {0, 30 * kNanosecond, 95 * kNanosecond, 2 * kMicrosecond,
-                           2 * kMicrosecond, 9 * kMicrosecond};
+  std::vector<Time> arr = {0, 30 * kNanosecond, 95 * kNanosecond, 2 * kMicrosecond, 2 * kMicrosecond, 9 * kMicrosecond};
   Built b = build(lens, arr, 10 * kMicrosecond, 10 * kNanosecond, 2);
   Dechunker d(/*shaping=*/true, 10 * kNanosecond);
   SplitPacket out[8];
@@ -143,15 +140,14 @@ TEST(JumboGram, PartialDropTwelvePacketExample) {
   len = nl;
   jg::View v;
   ASSERT_EQ(jg::parse(b.wire.data(), len, v), jg::FormatError::kOk);  // checksum refreshed
-  EXPECT_EQ(v.n, 12);  // N is never rewritten
+  EXPECT_EQ(v.n, 12);                                                 // N is never rewritten
   EXPECT_EQ(v.dropped(), 5);
   Dechunker d(true, kMicrosecond);
   SplitPacket out[12];
   SplitResult r = d.split(b.wire.data(), len, 0, out, 12);
   ASSERT_EQ(r.count, 7u);
   EXPECT_EQ(r.missing, 5);
-  for (size_t i = 0; i < 7; ++i)
-    EXPECT_EQ(0, std::memcmp(b.wire.data() + out[i].offset, b.pkts[i].data(), lens[i]));
+  for (size_t i = 0; i < 7; ++i) EXPECT_EQ(0, std::memcmp(b.wire.data() + out[i].offset, b.pkts[i].data(), lens[i]));
 }
 
 TEST(EgressShaper, ReleasesAtScheduleInArrivalOrder) {

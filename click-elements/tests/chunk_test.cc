@@ -132,8 +132,8 @@ TEST(BasiCQ, TimerIsEarliestDeadlineAndFiresBeforeATiedArrival) {
   BasiCQ q(BasiCQConfig{9000, true, 100});
   Sim s(q);
   s.arrive(pkt(100, 200 * us, 1), 0);        // deadline 200
-  s.arrive(pkt(100, 40 * us, 2), 10 * us);    // deadline 50: timer moves to 50
-  s.arrive(pkt(100, 200 * us, 3), 50 * us);   // arrives exactly at expiry
+  s.arrive(pkt(100, 40 * us, 2), 10 * us);   // deadline 50: timer moves to 50
+  s.arrive(pkt(100, 200 * us, 3), 50 * us);  // arrives exactly at expiry
   s.drain();
   ASSERT_GE(s.chunks.size(), 2u);
   EXPECT_EQ(s.chunks[0].first, 50 * us);
@@ -173,8 +173,8 @@ TEST(BasiCQ, CapacityTailDrop) {
 // --- ChuMQ ----------------------------------------------------------------
 
 TEST(ChuMQ, ClassSelectionSafeSide) {
-  ChuMQ q;  // 50/100/200 us
-  EXPECT_EQ(q.select_buffer(pkt(40, 30 * us)), 0u);   // r < T_1: ⚠AMB-19 default
+  ChuMQ q;                                           // 50/100/200 us
+  EXPECT_EQ(q.select_buffer(pkt(40, 30 * us)), 0u);  // r < T_1: ⚠AMB-19 default
   EXPECT_EQ(q.select_buffer(pkt(40, 50 * us)), 0u);
   EXPECT_EQ(q.select_buffer(pkt(40, 99 * us)), 0u);
   EXPECT_EQ(q.select_buffer(pkt(40, 100 * us)), 1u);  // equal to T_2: safe side
@@ -240,7 +240,7 @@ TEST(ChuMQ, SimultaneousExpiriesLowerIndexFirstAndContentionViolates) {
   c.timers = {50 * us, 100 * us};
   ChuMQ q(c);
   Sim s(q);
-  s.arrive(pkt(8000, 100 * us, 1), 0);      // buffer 1, expires at 100
+  s.arrive(pkt(8000, 100 * us, 1), 0);       // buffer 1, expires at 100
   s.arrive(pkt(8000, 50 * us, 2), 50 * us);  // buffer 0, expires at 100
   s.drain();
   ASSERT_EQ(s.chunks.size(), 2u);
@@ -260,11 +260,11 @@ TEST(ChuMQ, CeaFillsFromShortestTimerBuffersUntilMtu) {
   c.cea = true;
   ChuMQ q(c);
   Out o;
-  q.enqueue(pkt(1000, 200 * us, 1), 0);        // buffer 2
-  q.enqueue(pkt(3000, 100 * us, 2), 1 * us);   // buffer 1
-  q.enqueue(pkt(4000, 100 * us, 3), 2 * us);   // buffer 1
-  q.enqueue(pkt(2000, 200 * us, 4), 3 * us);   // buffer 2
-  q.enqueue(pkt(500, 50 * us, 5), 10 * us);    // buffer 0, expires at 60
+  q.enqueue(pkt(1000, 200 * us, 1), 0);       // buffer 2
+  q.enqueue(pkt(3000, 100 * us, 2), 1 * us);  // buffer 1
+  q.enqueue(pkt(4000, 100 * us, 3), 2 * us);  // buffer 1
+  q.enqueue(pkt(2000, 200 * us, 4), 3 * us);  // buffer 2
+  q.enqueue(pkt(500, 50 * us, 5), 10 * us);   // buffer 0, expires at 60
   ASSERT_TRUE(q.dequeue(60 * us, o.b));
   // 500 + 1000? no: buffer 1 first (shorter timer): 500+3000+4000 = 7500,
   // then buffer 2 head 1000 -> 8500, next 2000 would exceed: stop.
@@ -489,8 +489,8 @@ uint64_t chutq_choice_with_expired_hol(bool expired_first) {
   ChuTQ q(c);
   Out o;
   q.enqueue(pkt(1000, 10 * us, 9), 0);
-  EXPECT_TRUE(q.dequeue(10 * us, o.b));             // busy until 10 us + 808 ns
-  q.enqueue(pkt(1000, 500, 1), 10 * us + 100);       // deadline 10.6 us: expired at 10.808 us
+  EXPECT_TRUE(q.dequeue(10 * us, o.b));         // busy until 10 us + 808 ns
+  q.enqueue(pkt(1000, 500, 1), 10 * us + 100);  // deadline 10.6 us: expired at 10.808 us
   q.enqueue(pkt(8000, 150 * us, 2), 10 * us + 200);
   EXPECT_TRUE(q.dequeue(10 * us + 1010 * 800, o.b));
   EXPECT_EQ(o.b.count, 1u);
@@ -524,9 +524,9 @@ TEST(ChuTQ, CeaAddsOtherHolPacketsThatStillFit) {
     c.link_bps = 0;
     ChuTQ q(c);
     Out o;
-    q.enqueue(pkt(6000, 60 * us, 1), 0);     // class 0 -> chunking buffer
-    q.enqueue(pkt(4000, 60 * us, 2), 0);     // class 0: 10000 > 9000, full
-    q.enqueue(pkt(2000, 150 * us, 3), 0);    // class 1
+    q.enqueue(pkt(6000, 60 * us, 1), 0);   // class 0 -> chunking buffer
+    q.enqueue(pkt(4000, 60 * us, 2), 0);   // class 0: 10000 > 9000, full
+    q.enqueue(pkt(2000, 150 * us, 3), 0);  // class 1
     ASSERT_TRUE(q.dequeue(0, o.b));
     EXPECT_EQ(o.b.count, cea ? 2u : 1u);
     EXPECT_EQ(o.b.wire_bytes, cea ? 8000u : 6000u);

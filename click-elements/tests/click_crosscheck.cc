@@ -50,8 +50,8 @@ namespace {
 using namespace tracelab;
 
 struct Frame {
-  Time t;                    // ps since the first IPv4 frame
-  std::vector<uint8_t> ip;   // captured bytes after the 14-byte Ethernet header
+  Time t;                   // ps since the first IPv4 frame
+  std::vector<uint8_t> ip;  // captured bytes after the 14-byte Ethernet header
 };
 
 [[noreturn]] void die(const std::string& msg) {
@@ -224,8 +224,8 @@ int main(int argc, char** argv) {
     size_t out_len = 0;
     if (chunks) {  // TLChunkQueue encodes the chunk at the pull
       for (uint32_t i = 0; i < b.count; ++i)
-        refs[i] = jg::PacketRef{bytes[b.packets[i].handle].data(), bytes[b.packets[i].handle].size(),
-                                b.packets[i].arrival};
+        refs[i] =
+            jg::PacketRef{bytes[b.packets[i].handle].data(), bytes[b.packets[i].handle].size(), b.packets[i].arrival};
       jg::FormatError e;
       out_len = jg::encode(refs.data(), b.count, now, 10 * kNanosecond, wire.data(), wire.size(), e);
       if (out_len != b.wire_bytes) die("chunk encoding differs from the core's size");

@@ -103,7 +103,7 @@ TEST(Fifo, InServicePacketKeepsItsSlotUntilTransmissionEnds) {
   Driver d(q);
   d.offer(pkt(0, 1, 1500), 0);
   d.offer(pkt(1, 1, 1500), 0);
-  EXPECT_EQ(d.serve(0), 0);                  // 0 on the wire, still holds a slot
+  EXPECT_EQ(d.serve(0), 0);                      // 0 on the wire, still holds a slot
   d.offer(pkt(2, 1, 1500), 1199 * kNanosecond);  // 0 + 1 occupy both slots
   EXPECT_EQ(d.log.handles(DropReason::kBufferFull), (std::vector<uint64_t>{2}));
   d.offer(pkt(3, 1, 1500), 1200 * kNanosecond);  // 0 has left

@@ -97,8 +97,8 @@ class Driver {
 // packet sizes 40/576/1500 B (pure ACKs flagged), bursts of arrivals and of
 // services so the buffer swings between empty and full. `invariant` runs
 // after every operation.
-inline void stress(QueueCore& core, uint64_t seed, int operations, uint32_t flows,
-                   const std::function<void()>& invariant = [] {}) {
+inline void stress(
+    QueueCore& core, uint64_t seed, int operations, uint32_t flows, const std::function<void()>& invariant = [] {}) {
   std::mt19937_64 rng(seed);
   Driver d(core);
   Time now = 0;

@@ -32,8 +32,8 @@ TEST_P(FlowTableChurn, RandomChurnMatchesMapAndIndicesStayPut) {
     auto it = oracle.find(key);
     ASSERT_EQ(e == FlowTable<Value>::kNone, it == oracle.end()) << "step " << step;
     if (it != oracle.end()) {
-      ASSERT_EQ(e, it->second.first);            // the index never moved
-      ASSERT_EQ(t.at(e).v, it->second.second);   // nor the value
+      ASSERT_EQ(e, it->second.first);           // the index never moved
+      ASSERT_EQ(t.at(e).v, it->second.second);  // nor the value
       if (rng.next_u64() % 2) {
         t.erase_at(e);
         oracle.erase(it);

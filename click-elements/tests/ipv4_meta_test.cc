@@ -21,9 +21,18 @@ std::vector<uint8_t> tcp(uint8_t flags, size_t payload, bool reverse = false) {
     p[16 + i] = reverse ? a[i] : b[i];
   }
   const uint16_t sp = reverse ? 80 : 40000, dp = reverse ? 40000 : 80;
-  p[20] = sp >> 8; p[21] = sp & 0xff; p[22] = dp >> 8; p[23] = dp & 0xff;
-  p[24] = 0x01; p[25] = 0x02; p[26] = 0x03; p[27] = 0x04;  // seq
-  p[28] = 0xA0; p[29] = 0xB0; p[30] = 0xC0; p[31] = 0xD0;  // ack
+  p[20] = sp >> 8;
+  p[21] = sp & 0xff;
+  p[22] = dp >> 8;
+  p[23] = dp & 0xff;
+  p[24] = 0x01;
+  p[25] = 0x02;
+  p[26] = 0x03;
+  p[27] = 0x04;  // seq
+  p[28] = 0xA0;
+  p[29] = 0xB0;
+  p[30] = 0xC0;
+  p[31] = 0xD0;  // ack
   p[32] = 0x50;  // data offset 5 words
   p[33] = flags;
   return p;
@@ -72,7 +81,7 @@ TEST(Ipv4Meta, LaterFragmentHasNoPortsAndBadInputIsNotIpv4) {
   EXPECT_EQ(x.length, 60u);
   EXPECT_EQ(x.flow_hash, 0u);
   EXPECT_FALSE(describe_ipv4(a.data(), 19, x));  // truncated header
-  a[0] = 0x4F;                                    // IHL 60 > 44 bytes
+  a[0] = 0x4F;                                   // IHL 60 > 44 bytes
   EXPECT_FALSE(describe_ipv4(a.data(), a.size(), x));
 }
 

@@ -77,7 +77,7 @@ TEST(JumboGenIngress, QueuesPerKeyAndClassAndTieOrder) {
   q.enqueue_to(pkt(100, 2), 9, 0);
   q.enqueue_to(pkt(100, 3, /*cls=*/1), 7, 0);  // same next hop, other class
   q.enqueue_to(pkt(100, 4), 7, 10 * us);
-  q.enqueue_to(pkt(100, 5), 11, 0);            // no slot left
+  q.enqueue_to(pkt(100, 5), 11, 0);  // no slot left
   EXPECT_EQ(q.stats().no_queue, 1u);
   // All three expire at 1 ms: slot order.
   std::vector<std::vector<uint64_t>> grams;

@@ -42,7 +42,7 @@ TEST(ExactLink, NonIntegralRateStaysExactOverBusyPeriod) {
 
 TEST(ExactLink, IdleGapRestartsAtArrival) {
   ExactLink link(10'000'000'000ULL);
-  EXPECT_EQ(link.send(0, 1500), 1'200'000);           // 1.2 us
+  EXPECT_EQ(link.send(0, 1500), 1'200'000);  // 1.2 us
   EXPECT_TRUE(link.idle_at(1'200'000));
   EXPECT_EQ(link.send(5'000'000, 64), 5'000'000 + 51'200);
   // Offered while busy: queued behind the previous packet.

@@ -99,7 +99,7 @@ TEST(MtqQtlQueue, InServiceResidualOption) {
   std::vector<Packet> st(1);
   Batch b{st.data(), 1};
   q.enqueue(pkt(200), 0);
-  ASSERT_TRUE(q.dequeue(0, b));          // in service until 80 us
+  ASSERT_TRUE(q.dequeue(0, b));  // in service until 80 us
   EXPECT_EQ(q.local_delay(30 * us), 50 * us);
   MtqQtlQueue plain;
   plain.enqueue(pkt(200), 0);
@@ -119,10 +119,10 @@ TEST(MtqQtlQueue, ViolationsMeasuredAtDequeue) {
     Packet p = pkt(200, kFlagHasMtq | kFlagHasQtl, mtq_us, qtl);
     return p;
   };
-  q.enqueue(with(50, 60 * us), 10 * us);    // B: d = 0, waits 70: both violated
-  q.enqueue(with(100, 300 * us), 10 * us);  // C: d = 80, waits 150: MTQ only
-  q.enqueue(with(1000, 230 * us), 10 * us); // D: d = 160, waits 230 = QTL: QTL
-  q.enqueue(with(310, 900 * us), 10 * us);  // E: d = 240, waits 310 = MTQ: none
+  q.enqueue(with(50, 60 * us), 10 * us);     // B: d = 0, waits 70: both violated
+  q.enqueue(with(100, 300 * us), 10 * us);   // C: d = 80, waits 150: MTQ only
+  q.enqueue(with(1000, 230 * us), 10 * us);  // D: d = 160, waits 230 = QTL: QTL
+  q.enqueue(with(310, 900 * us), 10 * us);   // E: d = 240, waits 310 = MTQ: none
   EXPECT_EQ(q.length_packets(), 4u);
   for (Time t = 80 * us; q.dequeue(t, b); t += 80 * us) {
   }
@@ -142,8 +142,7 @@ TEST(MtqQtlQueue, ViolationsMeasuredAtDequeue) {
 
 std::vector<uint8_t> ipv4_udp(size_t payload) {
   std::vector<uint8_t> p(28 + payload);
-  const uint8_t hdr[20] = {0x45, 0x00, 0, 0, 0x12, 0x34, 0x40, 0x00, 64, 17, 0, 0,
-                           192, 0, 2, 1, 198, 51, 100, 7};
+  const uint8_t hdr[20] = {0x45, 0x00, 0, 0, 0x12, 0x34, 0x40, 0x00, 64, 17, 0, 0, 192, 0, 2, 1, 198, 51, 100, 7};
   std::memcpy(p.data(), hdr, 20);
   jg::wr16(&p[2], static_cast<uint16_t>(p.size()));
   jg::wr16(&p[20], 5000);
@@ -164,9 +163,9 @@ TEST(MtqQtlHeader, Ipv4OptionInsertDecodeUpdate) {
   f.qtl_ns = 10'000'000;
   ASSERT_EQ(mq::mark(b.data(), orig.size(), b.size(), f, len), mq::HeaderError::kOk);
   ASSERT_EQ(len, orig.size() + 8);
-  EXPECT_EQ(b[0], 0x47);                                       // IHL 7
-  EXPECT_EQ(jg::rd16(&b[2]), orig.size() + 8);                 // total length
-  EXPECT_EQ(jg::internet_checksum(b.data(), 28), 0);           // valid header checksum
+  EXPECT_EQ(b[0], 0x47);                                                 // IHL 7
+  EXPECT_EQ(jg::rd16(&b[2]), orig.size() + 8);                           // total length
+  EXPECT_EQ(jg::internet_checksum(b.data(), 28), 0);                     // valid header checksum
   const uint8_t opt[8] = {0x9E, 8, 0x0C, 0xE4, 0x00, 0x98, 0x96, 0x80};  // 3300, 10^7
   EXPECT_EQ(0, std::memcmp(&b[20], opt, 8));
   EXPECT_EQ(0, std::memcmp(&b[28], &orig[20], orig.size() - 20));  // UDP untouched

@@ -54,8 +54,16 @@ TEST(Ncq, NcqPlusCorrectedPseudoCode) {
   NcqCore q(ncq(NcqVariant::kNcqPlus, 0.5));
   Driver d(q);
   uint32_t len[] = {40, 140, 140, 40, 140, 140, 1040, 64, 150, 151};
-  double t2_after[] = {0.5, 0.0, 0.5 - 1.1 / 3, 0.5 - 1.1 / 3, 0.5 - 1.1 / 3, 0.5 - 1.1 * 2 / 6,
-                       0.5 - 1.1 * 2 / 6, 0.5 - 1.1 * 2 / 6, 0.5 - 1.1 * 2 / 6, 0.5 - 1.1 * 2 / 6};
+  double t2_after[] = {0.5,
+                       0.0,
+                       0.5 - 1.1 / 3,
+                       0.5 - 1.1 / 3,
+                       0.5 - 1.1 / 3,
+                       0.5 - 1.1 * 2 / 6,
+                       0.5 - 1.1 * 2 / 6,
+                       0.5 - 1.1 * 2 / 6,
+                       0.5 - 1.1 * 2 / 6,
+                       0.5 - 1.1 * 2 / 6};
   for (uint64_t h = 0; h < 10; ++h) {
     d.offer(pkt(h + 1, h, len[h]));
     EXPECT_NEAR(q.ncqthresh2(), t2_after[h], 1e-12) << "after packet " << h + 1;

@@ -101,8 +101,8 @@ TEST(Run2c, FullTableServesUntrackedFlowsHigh) {
   Run2cCore r(c);
   Driver d(r);
   for (uint64_t h = 0; h < 6; ++h) d.offer(pkt(h, h % 3, 1500));  // flows 0 1 2 0 1 2
-  EXPECT_EQ(r.untracked(), 2u);     // flow 2, twice
-  EXPECT_EQ(r.admitted_low(), 2u);  // second packets of flows 0 and 1
+  EXPECT_EQ(r.untracked(), 2u);                                   // flow 2, twice
+  EXPECT_EQ(r.admitted_low(), 2u);                                // second packets of flows 0 and 1
   EXPECT_EQ(r.flows_highwater(), 2u);
 }
 

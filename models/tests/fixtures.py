@@ -3,6 +3,7 @@
 Until the Rust analyzer writes real profiles everywhere, tests describe a trace as a few
 connections and hosts and get a profile directory with the same Parquet files.
 """
+
 from __future__ import annotations
 
 import json
@@ -10,38 +11,80 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-
 from tracelab_models import schema as S
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets"
 
 _CONN_TYPES = {
-    S.TS: pa.float64(), S.UID: pa.string(), S.ORIG_H: pa.string(), S.ORIG_P: pa.int32(),
-    S.RESP_H: pa.string(), S.RESP_P: pa.int32(), S.PROTO: pa.string(), S.DURATION: pa.float64(),
-    S.ORIG_BYTES: pa.int64(), S.RESP_BYTES: pa.int64(), S.CONN_STATE: pa.string(),
-    S.HISTORY: pa.string(), S.LOCAL_ORIG: pa.bool_(), S.LOCAL_RESP: pa.bool_(),
-    S.ORIG_PKTS: pa.int64(), S.ORIG_IP_BYTES: pa.int64(), S.RESP_PKTS: pa.int64(),
-    S.RESP_IP_BYTES: pa.int64(), S.SCOPE: pa.string(), S.CATEGORY: pa.string(),
-    S.WELL_BEHAVED: pa.bool_(), S.RTT_HANDSHAKE: pa.float64(), "rtt_syn_synack_s": pa.float64(),
-    "rtt_synack_ack_s": pa.float64(), S.RTT_DATA_ACK: pa.float64(),
-    **{S.side_col(side, m): t for side in S.SIDES for m, t in (
-        ("data_pkts", pa.int64()), ("retransmissions", pa.int64()), ("trains", pa.int64()),
-        ("warmup_s", pa.float64()), ("actual_s", pa.float64()), ("theory_s", pa.float64()),
-        ("pacing_s", pa.float64()), ("pacing_per_pkt_s", pa.float64()))},
-    "setup_s": pa.float64(), "transfer_s": pa.float64(), "teardown_s": pa.float64(),
+    S.TS: pa.float64(),
+    S.UID: pa.string(),
+    S.ORIG_H: pa.string(),
+    S.ORIG_P: pa.int32(),
+    S.RESP_H: pa.string(),
+    S.RESP_P: pa.int32(),
+    S.PROTO: pa.string(),
+    S.DURATION: pa.float64(),
+    S.ORIG_BYTES: pa.int64(),
+    S.RESP_BYTES: pa.int64(),
+    S.CONN_STATE: pa.string(),
+    S.HISTORY: pa.string(),
+    S.LOCAL_ORIG: pa.bool_(),
+    S.LOCAL_RESP: pa.bool_(),
+    S.ORIG_PKTS: pa.int64(),
+    S.ORIG_IP_BYTES: pa.int64(),
+    S.RESP_PKTS: pa.int64(),
+    S.RESP_IP_BYTES: pa.int64(),
+    S.SCOPE: pa.string(),
+    S.CATEGORY: pa.string(),
+    S.WELL_BEHAVED: pa.bool_(),
+    S.RTT_HANDSHAKE: pa.float64(),
+    "rtt_syn_synack_s": pa.float64(),
+    "rtt_synack_ack_s": pa.float64(),
+    S.RTT_DATA_ACK: pa.float64(),
+    **{
+        S.side_col(side, m): t
+        for side in S.SIDES
+        for m, t in (
+            ("data_pkts", pa.int64()),
+            ("retransmissions", pa.int64()),
+            ("trains", pa.int64()),
+            ("warmup_s", pa.float64()),
+            ("actual_s", pa.float64()),
+            ("theory_s", pa.float64()),
+            ("pacing_s", pa.float64()),
+            ("pacing_per_pkt_s", pa.float64()),
+        )
+    },
+    "setup_s": pa.float64(),
+    "transfer_s": pa.float64(),
+    "teardown_s": pa.float64(),
 }
-_HOST_TYPES = {S.HOST: pa.string(), S.LOCAL: pa.bool_(),
-               **{f: pa.int64() for f in S.ROLE_FEATURES},
-               "bytes_in": pa.int64(), "bytes_out": pa.int64(), "pkts_in": pa.int64(),
-               "pkts_out": pa.int64(), S.SERVER: pa.bool_()}
+_HOST_TYPES = {
+    S.HOST: pa.string(),
+    S.LOCAL: pa.bool_(),
+    **{f: pa.int64() for f in S.ROLE_FEATURES},
+    "bytes_in": pa.int64(),
+    "bytes_out": pa.int64(),
+    "pkts_in": pa.int64(),
+    "pkts_out": pa.int64(),
+    S.SERVER: pa.bool_(),
+}
 
 
 def _table(rows: list[dict], types: dict) -> pa.Table:
     return pa.table({name: pa.array([r.get(name) for r in rows], type=t) for name, t in types.items()})
 
 
-def write_profile(directory: Path, connections: list[dict], hosts: list[dict] | None = None,
-                  warmups=None, trains=None, rtt=None, packet_sizes=None, summary=None) -> Path:
+def write_profile(
+    directory: Path,
+    connections: list[dict],
+    hosts: list[dict] | None = None,
+    warmups=None,
+    trains=None,
+    rtt=None,
+    packet_sizes=None,
+    summary=None,
+) -> Path:
     """Write a profile directory; missing row fields are null."""
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "samples").mkdir(exist_ok=True)
@@ -51,18 +94,29 @@ def write_profile(directory: Path, connections: list[dict], hosts: list[dict] | 
     pq.write_table(_table(connections, _CONN_TYPES), directory / S.CONNECTIONS)
     if hosts is not None:
         pq.write_table(_table(hosts, _HOST_TYPES), directory / S.HOSTS)
-    samples = {S.WARMUPS: (warmups, {S.CONN: pa.int64(), S.SIDE: pa.string(), S.TRAIN: pa.int64(), S.WARMUP_S: pa.float64()}),
-               S.TRAINS: (trains, {S.CONN: pa.int64(), S.SIDE: pa.string(), S.TRAIN: pa.int64(), S.SIZE_PKTS: pa.int64()}),
-               S.RTT_SAMPLES: (rtt, {S.CONN: pa.int64(), S.SIDE: pa.string(), S.RTT_S: pa.float64()}),
-               S.PACKET_SIZES: (packet_sizes, {S.SIDE: pa.string(), S.SCOPE: pa.string(), S.IP_LEN: pa.int64(), S.COUNT: pa.int64()})}
+    samples = {
+        S.WARMUPS: (warmups, {S.CONN: pa.int64(), S.SIDE: pa.string(), S.TRAIN: pa.int64(), S.WARMUP_S: pa.float64()}),
+        S.TRAINS: (trains, {S.CONN: pa.int64(), S.SIDE: pa.string(), S.TRAIN: pa.int64(), S.SIZE_PKTS: pa.int64()}),
+        S.RTT_SAMPLES: (rtt, {S.CONN: pa.int64(), S.SIDE: pa.string(), S.RTT_S: pa.float64()}),
+        S.PACKET_SIZES: (
+            packet_sizes,
+            {S.SIDE: pa.string(), S.SCOPE: pa.string(), S.IP_LEN: pa.int64(), S.COUNT: pa.int64()},
+        ),
+    }
     for name, (rows, types) in samples.items():
         if rows is not None:
             pq.write_table(_table(rows, types), directory / name)
-    (directory / S.SUMMARY).write_text(json.dumps(summary or {"trace": {"path": "fixture.pcap"}, "tool": {"name": "tracelab-analyzer", "version": "fixture"}}))
+    (directory / S.SUMMARY).write_text(
+        json.dumps(
+            summary or {"trace": {"path": "fixture.pcap"}, "tool": {"name": "tracelab-analyzer", "version": "fixture"}}
+        )
+    )
     return directory
 
 
 def host_rows(features: dict[str, tuple], servers=(), local=True) -> list[dict]:
     """hosts.parquet rows from {host: (incnx, outcnx, dportin, dportout, fan_in, fan_out)}."""
-    return [{S.HOST: h, S.LOCAL: local, **dict(zip(S.ROLE_FEATURES, f)), S.SERVER: h in servers}
-            for h, f in features.items()]
+    return [
+        {S.HOST: h, S.LOCAL: local, **dict(zip(S.ROLE_FEATURES, f)), S.SERVER: h in servers}
+        for h, f in features.items()
+    ]

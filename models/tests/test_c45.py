@@ -1,4 +1,5 @@
 """Hand-worked checks of the C4.5 formulas and the scikit-learn contract."""
+
 import json
 import math
 
@@ -9,7 +10,6 @@ from sklearn.datasets import load_iris
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
-
 from tracelab_models.c45 import C45Classifier, added_errors, gain_ratio, info_gain, split_info
 
 
@@ -53,7 +53,7 @@ def test_threshold_mdl_and_gain_ratio_by_hand():
     f, gain, ratio, mid, _ = t._numeric_split(0, np.arange(6), np.ones(6), 6.0)
     assert (f, mid) == (0, 3.5)
     assert gain == pytest.approx(1 - math.log2(3) / 6)
-    assert ratio == pytest.approx(1 - math.log2(3) / 6)   # split info of 3|3 is 1 bit
+    assert ratio == pytest.approx(1 - math.log2(3) / 6)  # split info of 3|3 is 1 bit
 
 
 def test_pruning_by_hand():

@@ -1,9 +1,9 @@
 """The entry points the front door calls: exit codes, outputs, error messages."""
+
 import json
 
 import numpy as np
 import pytest
-
 from fixtures import host_rows, write_profile
 from test_workload import _thesis_profile
 from tracelab_models.cli import model_main, roles_main

@@ -1,9 +1,9 @@
 """Fit recovery on samples drawn from known distributions (seeded), selection, QQ plots."""
+
 import math
 
 import numpy as np
 import pytest
-
 from tracelab_models.distributions import fit_all, fit_one, frozen, qq_plot
 
 N = 20_000
@@ -13,12 +13,15 @@ def _draw(family, params, seed=11):
     return frozen(family, params).rvs(N, random_state=np.random.default_rng(seed))
 
 
-@pytest.mark.parametrize("family,params", [
-    ("exponential", {"scale": 0.05}),
-    ("lognormal", {"mu": 8.0, "sigma": 1.7}),
-    ("weibull", {"shape": 0.6, "scale": 2.5}),
-    ("pareto", {"alpha": 1.3, "xm": 1500.0}),
-])
+@pytest.mark.parametrize(
+    "family,params",
+    [
+        ("exponential", {"scale": 0.05}),
+        ("lognormal", {"mu": 8.0, "sigma": 1.7}),
+        ("weibull", {"shape": 0.6, "scale": 2.5}),
+        ("pareto", {"alpha": 1.3, "xm": 1500.0}),
+    ],
+)
 def test_recovers_parameters_and_picks_the_family(family, params):
     x = _draw(family, params)
     fit = fit_one(family, x)

@@ -1,20 +1,30 @@
 """Role instances, labels, normalisation, model files and cross-trace aggregation."""
+
 import json
 
 import numpy as np
 import pytest
-
 from fixtures import SHARED, host_rows, write_profile
 from tracelab_models import schema as S
 from tracelab_models.profile import ProfileError, host_features, read_zeek_conn_log
-from tracelab_models.roles import (Normaliser, RoleModel, aggregate_roles, instances_from_table,
-                                   load_instances, read_labels)
+from tracelab_models.roles import (
+    Normaliser,
+    RoleModel,
+    aggregate_roles,
+    instances_from_table,
+    load_instances,
+    read_labels,
+)
 
 
 def _profile(tmp_path):
-    feats = {"10.0.0.1": (50, 2, 3, 1, 20, 2), "10.0.0.2": (40, 1, 2, 1, 15, 1),
-             "10.0.0.3": (0, 30, 0, 4, 0, 6), "10.0.0.4": (1, 25, 1, 5, 1, 7),
-             "10.0.0.5": (0, 0, 0, 0, 0, 0)}
+    feats = {
+        "10.0.0.1": (50, 2, 3, 1, 20, 2),
+        "10.0.0.2": (40, 1, 2, 1, 15, 1),
+        "10.0.0.3": (0, 30, 0, 4, 0, 6),
+        "10.0.0.4": (1, 25, 1, 5, 1, 7),
+        "10.0.0.5": (0, 0, 0, 0, 0, 0),
+    }
     hosts = host_rows(feats, servers={"10.0.0.1", "10.0.0.2"})
     hosts.append({S.HOST: "8.8.8.8", S.LOCAL: False, **dict(zip(S.ROLE_FEATURES, (9, 0, 1, 0, 3, 0))), S.SERVER: True})
     return write_profile(tmp_path / "p", [], hosts)
@@ -72,9 +82,11 @@ def test_model_json_round_trip(tmp_path, clf):
 
 
 def test_aggregation_like_fig_8_12():
-    traces = [{"a": "server", "b": "client", "c": "server", "d": "server"},
-              {"a": "server", "b": "client", "c": "client", "d": "server"},
-              {"a": "server", "c": "client", "d": "client", "e": "client"}]
+    traces = [
+        {"a": "server", "b": "client", "c": "server", "d": "server"},
+        {"a": "server", "b": "client", "c": "client", "d": "server"},
+        {"a": "server", "c": "client", "d": "client", "e": "client"},
+    ]
     agg = aggregate_roles(traces)
     assert agg["a"]["class"] == "always server" and agg["a"]["bin"] == "3s"
     assert agg["b"]["class"] == "always client" and agg["b"]["bin"] == "2c"

@@ -3,13 +3,13 @@
 Same tree text on the full data set, and per fold the same test accuracy within one
 instance, on iris, the Wisconsin breast-cancer set and role features of shared traces.
 """
+
 from pathlib import Path
 
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_iris
 from sklearn.model_selection import StratifiedKFold
-
 from tracelab_models.c45 import C45Classifier
 from weka_oracle import correct_on, run_j48, tree_text, weka_classpath, write_arff
 
@@ -87,8 +87,11 @@ def test_role_features_of_shared_traces(cp, tmp_path):
     from tracelab_models.roles import instances_from_table
 
     # Full Zeek TSV logs only (some baselines are header-less zeek-cut projections).
-    logs = [p for p in sorted((SHARED / "zeek-baselines").glob("*/baseline/*/conn*.log"))
-            if "#fields" in p.read_text() and "id.resp_p" in p.read_text()]
+    logs = [
+        p
+        for p in sorted((SHARED / "zeek-baselines").glob("*/baseline/*/conn*.log"))
+        if "#fields" in p.read_text() and "id.resp_p" in p.read_text()
+    ]
     if not logs:
         pytest.skip(f"SKIPPED (no Zeek baselines under {SHARED})")
     X, y = [], []

@@ -1,10 +1,10 @@
 """Workload-model derivation: Tables 9.1/9.2 arithmetic, apps distributions, schema checks."""
+
 import json
 import subprocess
 from pathlib import Path
 
 import pytest
-
 from fixtures import SHARED, write_profile
 from tracelab_models import workload
 from tracelab_models.profile import ProfileError
@@ -13,47 +13,74 @@ ANALYZER = Path(__file__).resolve().parents[2] / "analyzer" / "target" / "releas
 
 
 def _conn(scope, up, down, rtt, uid, well=True, **kw):
-    return {"uid": uid, "scope": scope, "orig_bytes": up, "resp_bytes": down, "well_behaved": well,
-            "rtt_data_ack_s": rtt, "rtt_handshake_s": rtt, "proto": "tcp", **kw}
+    return {
+        "uid": uid,
+        "scope": scope,
+        "orig_bytes": up,
+        "resp_bytes": down,
+        "well_behaved": well,
+        "rtt_data_ack_s": rtt,
+        "rtt_handshake_s": rtt,
+        "proto": "tcp",
+        **kw,
+    }
 
 
 def _thesis_profile(tmp_path):
     """Byte volumes and RTTs chosen so the shares are Table 9.1 and the RTTs 1 ms / 100 ms."""
     conns = [
         _conn("intranet", 450_000, 450_000, 0.0008, "A", orig_pacing_per_pkt_s=0.002, resp_pacing_per_pkt_s=0.0),
-        _conn("intranet", 0, 0, None, "B"),                           # immature: no payload
+        _conn("intranet", 0, 0, None, "B"),  # immature: no payload
         _conn("intranet", 0, 0, 0.0012, "C"),
         _conn("internet", 10_000, 90_000, 0.100, "D", orig_pacing_per_pkt_s=0.0, resp_pacing_per_pkt_s=0.01),
-        _conn("internet", 0, 0, 0.300, "E", well=False),               # not well-behaved: no RTT
-        _conn("external", 5_000_000, 0, 0.5, "F"),                     # neither end local
+        _conn("internet", 0, 0, 0.300, "E", well=False),  # not well-behaved: no RTT
+        _conn("external", 5_000_000, 0, 0.5, "F"),  # neither end local
     ]
     for i, c in enumerate(conns):
         c["ts"] = [0.0, 0.5, 1.5, 3.5, 7.5, 15.5][i]
     # Samples name their connection by row in connections.parquet: A = 0, D = 3.
-    warm = [{"conn": 0, "side": "orig", "train": 1, "warmup_s": 0.0},
-            {"conn": 0, "side": "resp", "train": 2, "warmup_s": 0.004},
-            {"conn": 3, "side": "resp", "train": 2, "warmup_s": 0.02}]
-    trains = [{"conn": 0, "side": "orig", "train": 1, "size_pkts": 1},
-              {"conn": 0, "side": "orig", "train": 3, "size_pkts": 1},
-              {"conn": 3, "side": "resp", "train": 2, "size_pkts": 40}]
-    sizes = [{"side": "orig", "scope": "intranet", "ip_len": 52, "count": 10},
-             {"side": "orig", "scope": "intranet", "ip_len": 1500, "count": 3},
-             {"side": "resp", "scope": "internet", "ip_len": 1500, "count": 70}]
-    return write_profile(tmp_path / "p", conns, warmups=warm, trains=trains, packet_sizes=sizes,
-                         summary={"trace": {"path": "thesis.pcap"}, "tool": {"version": "0.1.0"}})
+    warm = [
+        {"conn": 0, "side": "orig", "train": 1, "warmup_s": 0.0},
+        {"conn": 0, "side": "resp", "train": 2, "warmup_s": 0.004},
+        {"conn": 3, "side": "resp", "train": 2, "warmup_s": 0.02},
+    ]
+    trains = [
+        {"conn": 0, "side": "orig", "train": 1, "size_pkts": 1},
+        {"conn": 0, "side": "orig", "train": 3, "size_pkts": 1},
+        {"conn": 3, "side": "resp", "train": 2, "size_pkts": 40},
+    ]
+    sizes = [
+        {"side": "orig", "scope": "intranet", "ip_len": 52, "count": 10},
+        {"side": "orig", "scope": "intranet", "ip_len": 1500, "count": 3},
+        {"side": "resp", "scope": "internet", "ip_len": 1500, "count": 70},
+    ]
+    return write_profile(
+        tmp_path / "p",
+        conns,
+        warmups=warm,
+        trains=trains,
+        packet_sizes=sizes,
+        summary={"trace": {"path": "thesis.pcap"}, "tool": {"version": "0.1.0"}},
+    )
 
 
 def test_tables_9_1_and_9_2(tmp_path):
     m = workload.derive(_thesis_profile(tmp_path))
     topo, legacy = m["topological"], m["legacy"]
-    assert topo["shares"] == {"intranet": {"download": pytest.approx(0.45), "upload": pytest.approx(0.45)},
-                              "internet": {"download": pytest.approx(0.09), "upload": pytest.approx(0.01)}}
+    assert topo["shares"] == {
+        "intranet": {"download": pytest.approx(0.45), "upload": pytest.approx(0.45)},
+        "internet": {"download": pytest.approx(0.09), "upload": pytest.approx(0.01)},
+    }
     assert legacy["shares"] == {"download": pytest.approx(0.54), "upload": pytest.approx(0.46)}
     assert topo["rtt_s"]["intranet"] == {"n": 2, "mean": pytest.approx(0.001), "median": pytest.approx(0.001)}
     assert topo["rtt_s"]["internet"]["mean"] == pytest.approx(0.100) and topo["rtt_method"] == "data-ack"
     # Table 9.2: 12-w = 0.5 ms, 12-v = 50 ms, legacy 12-y = (0.9 x 1 + 0.1 x 100) / 2 = 5.45 ms.
-    assert topo["link_delays_s"] == {"x-11": 0.0, "11-12": 0.0, "12-w": pytest.approx(0.0005),
-                                     "12-v": pytest.approx(0.050)}
+    assert topo["link_delays_s"] == {
+        "x-11": 0.0,
+        "11-12": 0.0,
+        "12-w": pytest.approx(0.0005),
+        "12-v": pytest.approx(0.050),
+    }
     assert legacy["rtt_s"] == pytest.approx(0.0109)
     assert legacy["link_delays_s"]["12-y"] == pytest.approx(0.00545)
 
@@ -110,8 +137,18 @@ def test_derive_on_shared_real_trace(tmp_path, trace):
         pytest.skip(f"SKIPPED (shared trace not found: {path})")
     out = tmp_path / "profile"
     # Private (RFC 1918) and link-local space is the enterprise in these public traces.
-    subprocess.run([str(ANALYZER), str(path), "-o", str(out), "-q",
-                    "--local", "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fe80::/10"], check=True)
+    subprocess.run(
+        [
+            str(ANALYZER),
+            str(path),
+            "-o",
+            str(out),
+            "-q",
+            "--local",
+            "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fe80::/10",
+        ],
+        check=True,
+    )
     m = workload.derive(out)
     workload.save(m, tmp_path / "trace.model.json")
     shares = m["topological"]["shares"]

@@ -3,6 +3,7 @@
 The jars are fetched once per machine with the pom beside this file into Maven's
 default local repository (~/.m2) and copied to a temporary directory per session.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,9 +24,20 @@ def weka_classpath(tmp_dir: Path) -> str:
             pytest.skip(f"SKIPPED ({tool} not on PATH: the Weka J48 oracle needs Java and Maven)")
     lib = tmp_dir / "weka-lib"
     proc = subprocess.run(
-        ["mvn", "-q", "-B", "-f", str(POM), "dependency:copy-dependencies",
-         "-DexcludeTransitive=true", f"-DoutputDirectory={lib}"],
-        capture_output=True, text=True, timeout=600)
+        [
+            "mvn",
+            "-q",
+            "-B",
+            "-f",
+            str(POM),
+            "dependency:copy-dependencies",
+            "-DexcludeTransitive=true",
+            f"-DoutputDirectory={lib}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     jars = sorted(lib.glob("*.jar"))
     if proc.returncode != 0 or len(jars) != 2:
         pytest.fail(f"mvn could not fetch Weka (exit {proc.returncode}):\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")

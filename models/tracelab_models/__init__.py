@@ -1,2 +1,3 @@
 """tracelab models: host roles, fitted distributions and workload models from analyzer profiles."""
+
 __version__ = "0.1.0"

@@ -17,6 +17,7 @@ What is implemented, stated plainly (defaults equal J48's defaults):
 Floating-point comparisons use Weka's tolerance (1e-6) so ties break the same way as in
 J48: the first attribute and the first threshold that are strictly better win.
 """
+
 from __future__ import annotations
 
 import json
@@ -75,8 +76,9 @@ def split_info(branch_weights, total_weight: float) -> float:
     return ent / total_weight
 
 
-def gain_ratio(class_counts_per_branch: np.ndarray, total_weight: float | None = None,
-               gain: float | None = None) -> float:
+def gain_ratio(
+    class_counts_per_branch: np.ndarray, total_weight: float | None = None, gain: float | None = None
+) -> float:
     """Gain ratio = gain / split info (0 when the split info is 0)."""
     counts = np.asarray(class_counts_per_branch, dtype=float)
     total = counts.sum() if total_weight is None else total_weight
@@ -120,13 +122,13 @@ def _max_index(values) -> int:
 
 @dataclass
 class _Node:
-    counts: np.ndarray                  # class weights of the training data reaching the node
-    feature: int = -1                   # -1: leaf
+    counts: np.ndarray  # class weights of the training data reaching the node
+    feature: int = -1  # -1: leaf
     threshold: float = 0.0
-    branch_counts: np.ndarray | None = None   # class weights per branch (unknowns spread)
-    children: list["_Node"] = field(default_factory=list)
-    rows: np.ndarray | None = None      # training rows (indices) reaching the node
-    weights: np.ndarray | None = None   # their weights (fractional after a missing value)
+    branch_counts: np.ndarray | None = None  # class weights per branch (unknowns spread)
+    children: list[_Node] = field(default_factory=list)
+    rows: np.ndarray | None = None  # training rows (indices) reaching the node
+    weights: np.ndarray | None = None  # their weights (fractional after a missing value)
 
     @property
     def is_leaf(self) -> bool:
@@ -149,9 +151,15 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     0.98
     """
 
-    def __init__(self, confidence_factor: float = 0.25, min_samples_leaf: int = 2,
-                 subtree_raising: bool = True, prune: bool = True, collapse: bool = True,
-                 mdl_correction: bool = True):
+    def __init__(
+        self,
+        confidence_factor: float = 0.25,
+        min_samples_leaf: int = 2,
+        subtree_raising: bool = True,
+        prune: bool = True,
+        collapse: bool = True,
+        mdl_correction: bool = True,
+    ):
         self.confidence_factor = confidence_factor
         self.min_samples_leaf = min_samples_leaf
         self.subtree_raising = subtree_raising
@@ -241,7 +249,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         wk = w[known][order]
         onehot = np.zeros((n_known, self._k))
         onehot[np.arange(n_known), y] = wk
-        cum = np.cumsum(onehot, axis=0)            # class weights of the first i+1 values
+        cum = np.cumsum(onehot, axis=0)  # class weights of the first i+1 values
         known_counts = cum[-1] if n_known else np.zeros(self._k)
         known_w = known_counts.sum()
         min_split = 0.1 * known_w / self._k
@@ -261,12 +269,13 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         if len(boundary) == 0:
             return None
         old = (_xlnx(known_w) - _xlnx(known_counts).sum()) / math.log(2)
-        new = -(_xlnx(left).sum(axis=1) + _xlnx(right).sum(axis=1)
-                - _xlnx(left.sum(axis=1)) - _xlnx(right.sum(axis=1))) / math.log(2)
+        new = -(
+            _xlnx(left).sum(axis=1) + _xlnx(right).sum(axis=1) - _xlnx(left.sum(axis=1)) - _xlnx(right.sum(axis=1))
+        ) / math.log(2)
         gains = (known_w / total) * (old - new)
         gains = np.where(np.abs(gains) < _EPS, 0.0, gains / known_w)
         best_gain, best_i = 0.0, -1
-        for i, g in enumerate(gains):          # first strictly better candidate wins
+        for i, g in enumerate(gains):  # first strictly better candidate wins
             if _gr(g, best_gain):
                 best_gain, best_i = g, i
         if best_i < 0:
@@ -423,7 +432,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             return out
         i = 0 if v <= node.threshold else 1
         child = node.children[i]
-        if _eq(child.counts.sum(), 0.0):          # empty leaf: parent's distribution
+        if _eq(child.counts.sum(), 0.0):  # empty leaf: parent's distribution
             bc = node.branch_counts[i] if _gr(bw[i], 0.0) else node.counts
             return bc / bc.sum()
         return self._probs(child, x)
@@ -465,7 +474,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         }
 
     @classmethod
-    def from_dict(cls, doc: dict) -> "C45Classifier":
+    def from_dict(cls, doc: dict) -> C45Classifier:
         if doc.get("format") != "tracelab-c45" or doc.get("version") != 1:
             raise ValueError("not a tracelab-c45 v1 tree (format/version fields)")
         est = cls(**doc["params"])
@@ -499,7 +508,7 @@ def _count(node, leaves_only) -> int:
 
 def _java_double(x: float) -> str:
     """Double.toString for the 2-decimal values J48 prints (48.0, 1.33)."""
-    r = math.floor(x * 100 + 0.5) / 100      # Math.round is half-up, Python's round is not
+    r = math.floor(x * 100 + 0.5) / 100  # Math.round is half-up, Python's round is not
     return repr(float(r))
 
 
@@ -534,14 +543,16 @@ def _node_dict(node, fn) -> dict:
     d = {"class_counts": [float(c) for c in node.counts]}
     if node.is_leaf:
         return d
-    d.update({
-        "feature": int(node.feature),
-        "feature_name": fn[node.feature],
-        "threshold": float(node.threshold),
-        "branch_counts": [[float(c) for c in row] for row in node.branch_counts],
-        "le": _node_dict(node.children[0], fn),
-        "gt": _node_dict(node.children[1], fn),
-    })
+    d.update(
+        {
+            "feature": int(node.feature),
+            "feature_name": fn[node.feature],
+            "threshold": float(node.threshold),
+            "branch_counts": [[float(c) for c in row] for row in node.branch_counts],
+            "le": _node_dict(node.children[0], fn),
+            "gt": _node_dict(node.children[1], fn),
+        }
+    )
     return d
 
 

@@ -1,6 +1,7 @@
 """Entry points the `tracelab` front door calls: roles_main (train/apply/evaluate) and
 model_main (derive/validate/fit). Each returns an exit status: 0 ok, 1 bad input (the
 message names the file and the reason), 2 bad arguments (argparse)."""
+
 from __future__ import annotations
 
 import argparse
@@ -33,10 +34,15 @@ _MODEL_EXAMPLES = """examples:
 def _common(p):
     p.add_argument("--labels", metavar="CSV", help="labels file (host,role); default: derived from the trace")
     p.add_argument("--all-hosts", action="store_true", help="use remote hosts as instances too")
-    p.add_argument("--min-connections", type=int, default=1, metavar="N",
-                   help="instances need at least N connections (default 1)")
-    p.add_argument("--normalisation", choices=NORMALISATIONS, default="linear",
-                   help="feature normalisation fitted on the training set (default linear)")
+    p.add_argument(
+        "--min-connections", type=int, default=1, metavar="N", help="instances need at least N connections (default 1)"
+    )
+    p.add_argument(
+        "--normalisation",
+        choices=NORMALISATIONS,
+        default="linear",
+        help="feature normalisation fitted on the training set (default linear)",
+    )
 
 
 def _instances(args):
@@ -44,15 +50,20 @@ def _instances(args):
     X = np.vstack([i.X for i in inst])
     y = np.concatenate([i.y for i in inst])
     if len(set(y)) < 2:
-        raise ProfileError(f"{', '.join(args.profiles)}: the labelled hosts are all '{y[0] if len(y) else 'none'}'"
-                           " — a classifier needs servers and clients")
+        raise ProfileError(
+            f"{', '.join(args.profiles)}: the labelled hosts are all '{y[0] if len(y) else 'none'}'"
+            " — a classifier needs servers and clients"
+        )
     return X, y
 
 
 def roles_main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="tracelab roles", description="Host roles (server/client) "
-                                 "from the six host features with C4.5 or Naive Bayes.",
-                                 epilog=_ROLES_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="tracelab roles",
+        description="Host roles (server/client) from the six host features with C4.5 or Naive Bayes.",
+        epilog=_ROLES_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = ap.add_subparsers(dest="cmd", required=True)
     t = sub.add_parser("train", help="train a role model on labelled profiles")
     t.add_argument("profiles", nargs="+", metavar="PROFILE_DIR")
@@ -68,8 +79,11 @@ def roles_main(argv: list[str]) -> int:
     a.add_argument("model", metavar="MODEL_JSON")
     a.add_argument("profiles", nargs="+", metavar="PROFILE_DIR")
     a.add_argument("-o", "--output", metavar="CSV", help="write host,class,bin,server,client (default stdout)")
-    a.add_argument("--renormalise", action="store_true",
-                   help="fit the normalisation on each applied trace (the thesis' LBNL procedure)")
+    a.add_argument(
+        "--renormalise",
+        action="store_true",
+        help="fit the normalisation on each applied trace (the thesis' LBNL procedure)",
+    )
     a.add_argument("--all-hosts", action="store_true")
     a.add_argument("--min-connections", type=int, default=1, metavar="N")
     args = ap.parse_args(argv)
@@ -97,7 +111,9 @@ def roles_main(argv: list[str]) -> int:
                 inst = load_instances(p, None, not args.all_hosts, args.min_connections)
                 per_trace.append(dict(zip(inst.hosts, model.predict(inst.X, args.renormalise))) if inst.hosts else {})
             lines = ["host,class,bin,server,client"] + [
-                f"{h},{v['class']},{v['bin']},{v['server']},{v['client']}" for h, v in aggregate_roles(per_trace).items()]
+                f"{h},{v['class']},{v['bin']},{v['server']},{v['client']}"
+                for h, v in aggregate_roles(per_trace).items()
+            ]
             text = "\n".join(lines) + "\n"
             if args.output:
                 Path(args.output).write_text(text)
@@ -130,8 +146,12 @@ _VARIABLES = ("flow-size", "interarrival")
 
 
 def model_main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="tracelab model", description="Workload models from analyzer profiles.",
-                                 epilog=_MODEL_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="tracelab model",
+        description="Workload models from analyzer profiles.",
+        epilog=_MODEL_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = ap.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("derive", help="derive the legacy, topological and apps models of a profile")
     d.add_argument("profile", metavar="PROFILE_DIR")

@@ -6,6 +6,7 @@ log10(model quantile / empirical quantile) over the 1st..99th percentiles (log s
 because the variables are heavy-tailed). The best family is the lowest D; the reason
 is recorded with the runner-up.
 """
+
 from __future__ import annotations
 
 import math
@@ -58,22 +59,34 @@ class Fit:
     qq_log10_rms: float
 
     def to_dict(self) -> dict:
-        return {"family": self.family, "params": self.params, "log_likelihood": self.log_likelihood,
-                "ks_d": self.ks_d, "ks_p": self.ks_p, "qq_log10_rms": self.qq_log10_rms}
+        return {
+            "family": self.family,
+            "params": self.params,
+            "log_likelihood": self.log_likelihood,
+            "ks_d": self.ks_d,
+            "ks_p": self.ks_p,
+            "qq_log10_rms": self.qq_log10_rms,
+        }
 
 
 @dataclass
 class FitReport:
     variable: str
-    n: int                       # samples used
-    dropped_non_positive: int    # zero, negative or non-finite samples left out
+    n: int  # samples used
+    dropped_non_positive: int  # zero, negative or non-finite samples left out
     fits: list[Fit] = field(default_factory=list)
     best: str | None = None
     reason: str = ""
 
     def to_dict(self) -> dict:
-        return {"variable": self.variable, "n": self.n, "dropped_non_positive": self.dropped_non_positive,
-                "fits": [f.to_dict() for f in self.fits], "best": self.best, "reason": self.reason}
+        return {
+            "variable": self.variable,
+            "n": self.n,
+            "dropped_non_positive": self.dropped_non_positive,
+            "fits": [f.to_dict() for f in self.fits],
+            "best": self.best,
+            "reason": self.reason,
+        }
 
 
 def fit_one(family: str, x: np.ndarray) -> Fit:
@@ -93,7 +106,7 @@ def fit_all(samples, variable: str, max_samples: int = 100_000, seed: int = 0) -
     x = np.asarray(samples, dtype=float)
     ok = np.isfinite(x) & (x > 0)
     x = x[ok]
-    report = FitReport(variable, int(len(x)), int((~ok).sum()))
+    report = FitReport(variable, len(x), int((~ok).sum()))
     if len(x) < 2 or np.all(x == x[0]):
         report.reason = f"not fitted: {len(x)} positive sample(s){' all equal' if len(x) >= 2 else ''}"
         return report
@@ -103,14 +116,17 @@ def fit_all(samples, variable: str, max_samples: int = 100_000, seed: int = 0) -
     report.fits = [fit_one(f, x) for f in FAMILIES]
     ranked = sorted(report.fits, key=lambda f: (f.ks_d, f.qq_log10_rms))
     report.best = ranked[0].family
-    report.reason = (f"lowest KS distance D={ranked[0].ks_d:.4f} (QQ log10-RMS {ranked[0].qq_log10_rms:.3f}); "
-                     f"runner-up {ranked[1].family} D={ranked[1].ks_d:.4f}")
+    report.reason = (
+        f"lowest KS distance D={ranked[0].ks_d:.4f} (QQ log10-RMS {ranked[0].qq_log10_rms:.3f}); "
+        f"runner-up {ranked[1].family} D={ranked[1].ks_d:.4f}"
+    )
     return report
 
 
 def qq_plot(report: FitReport, samples, path) -> None:
     """QQ plots (empirical vs each fitted family, log-log) as one PNG."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

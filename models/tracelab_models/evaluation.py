@@ -5,6 +5,7 @@ quarters (451 -> 113, 113, 113, 112); each quarter is tested once by a model tra
 the other three. Reported per trial: test-set size, success rate and its 80 % and 90 %
 Wilson score intervals; overall: mean and standard deviation of the success rates.
 """
+
 from __future__ import annotations
 
 import math
@@ -62,11 +63,13 @@ class HoldoutReport:
     def table(self) -> str:
         """The layout of thesis Tables 8.3/8.4 (percentages with two decimals)."""
         ords = ["1st", "2nd", "3rd"] + [f"{i}th" for i in range(4, len(self.trials) + 1)]
-        rows = [("", [f"{o} trial" for o in ords[: len(self.trials)]]),
-                ("testset size", [str(t.n) for t in self.trials]),
-                ("success rate(%)", [f"{100 * t.rate:.2f}" for t in self.trials]),
-                ("mean (%)", [f"{100 * self.mean:.2f}"]),
-                ("std", [f"{self.std:.2f}"])]
+        rows = [
+            ("", [f"{o} trial" for o in ords[: len(self.trials)]]),
+            ("testset size", [str(t.n) for t in self.trials]),
+            ("success rate(%)", [f"{100 * t.rate:.2f}" for t in self.trials]),
+            ("mean (%)", [f"{100 * self.mean:.2f}"]),
+            ("std", [f"{self.std:.2f}"]),
+        ]
         for label, z in (("80%-CI (%)", Z80), ("90%-CI (%)", Z90)):
             rows.append((label, [_pct(t.ci(z)) for t in self.trials]))
         width = max(len(c) for _, cells in rows for c in cells)
@@ -78,8 +81,16 @@ class HoldoutReport:
     def to_dict(self) -> dict:
         return {
             "classifier": self.name,
-            "trials": [{"testset_size": t.n, "successes": t.successes, "success_rate": t.rate,
-                        "ci80": list(t.ci(Z80)), "ci90": list(t.ci(Z90))} for t in self.trials],
+            "trials": [
+                {
+                    "testset_size": t.n,
+                    "successes": t.successes,
+                    "success_rate": t.rate,
+                    "ci80": list(t.ci(Z80)),
+                    "ci90": list(t.ci(Z90)),
+                }
+                for t in self.trials
+            ],
             "mean": self.mean,
             "std": self.std,
         }

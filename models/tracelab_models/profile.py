@@ -3,6 +3,7 @@
 Errors name the file and the reason (``ProfileError``), never a traceback from deep
 inside pyarrow.
 """
+
 from __future__ import annotations
 
 import json
@@ -60,14 +61,23 @@ def sample_connections(table: pa.Table, n_connections: int, path) -> np.ndarray:
     conn = pc.fill_null(table.column(S.CONN), -1).to_numpy().astype(np.int64, copy=False)
     bad = conn[(conn < 0) | (conn >= n_connections)]
     if len(bad):
-        raise ProfileError(f"{path}: conn {int(bad[0])} is not a row of {S.CONNECTIONS} "
-                           f"({n_connections} rows; {len(bad)} such sample(s))")
+        raise ProfileError(
+            f"{path}: conn {int(bad[0])} is not a row of {S.CONNECTIONS} "
+            f"({n_connections} rows; {len(bad)} such sample(s))"
+        )
     return conn
 
 
 # --------------------------------------------------------------------- Zeek conn.log
-_ZEEK_TYPES = {"time": pa.float64(), "interval": pa.float64(), "double": pa.float64(),
-               "port": pa.int32(), "count": pa.int64(), "int": pa.int64(), "bool": pa.bool_()}
+_ZEEK_TYPES = {
+    "time": pa.float64(),
+    "interval": pa.float64(),
+    "double": pa.float64(),
+    "port": pa.int32(),
+    "count": pa.int64(),
+    "int": pa.int64(),
+    "bool": pa.bool_(),
+}
 
 
 def read_zeek_conn_log(path: str | Path) -> pa.Table:
@@ -92,8 +102,9 @@ def read_zeek_conn_log(path: str | Path) -> pa.Table:
         elif line and not line.startswith("#"):
             vals = line.split(sep)
             if fields is None or len(vals) != len(fields):
-                raise ProfileError(f"{path}:{lineno}: {len(vals)} fields, header declares "
-                                   f"{len(fields) if fields else 'none'}")
+                raise ProfileError(
+                    f"{path}:{lineno}: {len(vals)} fields, header declares {len(fields) if fields else 'none'}"
+                )
             rows.append(vals)
     if fields is None or types is None:
         raise ProfileError(f"{path}: no #fields/#types header (not a Zeek TSV log)")
@@ -134,8 +145,7 @@ def host_features(conns: pa.Table) -> pa.Table:
     resp = conns.column(S.RESP_H).to_pylist()
     dport = conns.column(S.RESP_P).to_pylist()
     proto = conns.column(S.PROTO).to_pylist()
-    state = conns.column(S.CONN_STATE).to_pylist() if S.CONN_STATE in conns.column_names \
-        else [None] * len(orig)
+    state = conns.column(S.CONN_STATE).to_pylist() if S.CONN_STATE in conns.column_names else [None] * len(orig)
     inc, out = defaultdict(int), defaultdict(int)
     pin, pout, fin, fout = (defaultdict(set) for _ in range(4))
     server = defaultdict(bool)
@@ -148,10 +158,15 @@ def host_features(conns: pa.Table) -> pa.Table:
         fin[r].add(o)
         server[r] |= pr == "tcp" and st in ESTABLISHED_STATES
     hosts = sorted(set(orig) | set(resp))
-    return pa.table({
-        S.HOST: hosts,
-        "incnx": [inc[h] for h in hosts], "outcnx": [out[h] for h in hosts],
-        "dportin": [len(pin[h]) for h in hosts], "dportout": [len(pout[h]) for h in hosts],
-        "fan_in": [len(fin[h]) for h in hosts], "fan_out": [len(fout[h]) for h in hosts],
-        S.SERVER: [server[h] for h in hosts],
-    })
+    return pa.table(
+        {
+            S.HOST: hosts,
+            "incnx": [inc[h] for h in hosts],
+            "outcnx": [out[h] for h in hosts],
+            "dportin": [len(pin[h]) for h in hosts],
+            "dportout": [len(pout[h]) for h in hosts],
+            "fan_in": [len(fin[h]) for h in hosts],
+            "fan_out": [len(fout[h]) for h in hosts],
+            S.SERVER: [server[h] for h in hosts],
+        }
+    )

@@ -7,6 +7,7 @@ accepted at least one connection whose handshake completed on a port it listens 
 trace (all hosts when none is marked local) with at least ``min_connections``
 connections (the thesis pre-filters instances but gives no criteria).
 """
+
 from __future__ import annotations
 
 import csv
@@ -30,16 +31,15 @@ NORMALISATIONS = ("none", "linear", "student")
 @dataclass
 class Instances:
     hosts: list[str]
-    X: np.ndarray           # one row per host, columns = schema.ROLE_FEATURES
-    y: np.ndarray | None    # 'server' / 'client', or None when unlabelled
+    X: np.ndarray  # one row per host, columns = schema.ROLE_FEATURES
+    y: np.ndarray | None  # 'server' / 'client', or None when unlabelled
 
 
 def load_instances(profile_dir, labels_file=None, local_only=True, min_connections=1) -> Instances:
     """Role instances of one profile, labelled from ``labels_file`` or from hosts.parquet."""
     cols = [S.HOST, S.LOCAL, S.SERVER, *S.ROLE_FEATURES]
     t = read_table(profile_dir, S.HOSTS, cols)
-    return instances_from_table(t, read_labels(labels_file) if labels_file else None,
-                                local_only, min_connections)
+    return instances_from_table(t, read_labels(labels_file) if labels_file else None, local_only, min_connections)
 
 
 def instances_from_table(t, labels=None, local_only=True, min_connections=1) -> Instances:
@@ -54,7 +54,7 @@ def instances_from_table(t, labels=None, local_only=True, min_connections=1) -> 
         y = np.where(np.array(t.column(S.SERVER).to_pylist(), dtype=bool), "server", "client")
     else:
         y = np.array([labels.get(h, "") for h in hosts], dtype=object)
-        keep &= y != ""          # hosts absent from the labels file are not instances
+        keep &= y != ""  # hosts absent from the labels file are not instances
         y = y.astype(str)
     idx = np.nonzero(keep)[0]
     return Instances([hosts[i] for i in idx], X[idx], y[idx])
@@ -69,7 +69,9 @@ def read_labels(path) -> dict[str, str]:
                 if not row or row[0].startswith("#") or (lineno == 1 and row[:2] == ["host", "role"]):
                     continue
                 if len(row) != 2 or row[1].strip() not in ROLES:
-                    raise ProfileError(f"{path}:{lineno}: expected 'host,server' or 'host,client', got {','.join(row)!r}")
+                    raise ProfileError(
+                        f"{path}:{lineno}: expected 'host,server' or 'host,client', got {','.join(row)!r}"
+                    )
                 labels[row[0].strip()] = row[1].strip()
     except OSError as e:
         raise ProfileError(f"{path}: cannot read labels ({e})") from e
@@ -103,11 +105,14 @@ class Normaliser:
         return (np.asarray(X, dtype=float) - self.offset) / self.scale
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "offset": self.offset.tolist(),
-                "scale": [None if not np.isfinite(s) else float(s) for s in self.scale]}
+        return {
+            "kind": self.kind,
+            "offset": self.offset.tolist(),
+            "scale": [None if not np.isfinite(s) else float(s) for s in self.scale],
+        }
 
     @classmethod
-    def from_dict(cls, d) -> "Normaliser":
+    def from_dict(cls, d) -> Normaliser:
         n = cls(d["kind"])
         n.offset = np.array(d["offset"], dtype=float)
         n.scale = np.array([np.inf if s is None else s for s in d["scale"]], dtype=float)
@@ -146,19 +151,27 @@ class RoleModel:
         return self.clf.predict(norm.transform(X))
 
     def to_dict(self) -> dict:
-        d = {"format": "tracelab-roles", "version": 1, "tool_version": __version__,
-             "features": list(S.ROLE_FEATURES), "normalisation": self.normaliser.to_dict(),
-             "classifier": self.classifier_name}
+        d = {
+            "format": "tracelab-roles",
+            "version": 1,
+            "tool_version": __version__,
+            "features": list(S.ROLE_FEATURES),
+            "normalisation": self.normaliser.to_dict(),
+            "classifier": self.classifier_name,
+        }
         if self.classifier_name == "c45":
             d["tree"] = self.clf.to_dict(list(S.ROLE_FEATURES))
         else:
-            d["naive_bayes"] = {"classes": self.clf.classes_.tolist(),
-                                "class_prior": self.clf.class_prior_.tolist(),
-                                "mean": self.clf.theta_.tolist(), "var": self.clf.var_.tolist()}
+            d["naive_bayes"] = {
+                "classes": self.clf.classes_.tolist(),
+                "class_prior": self.clf.class_prior_.tolist(),
+                "mean": self.clf.theta_.tolist(),
+                "var": self.clf.var_.tolist(),
+            }
         return d
 
     @classmethod
-    def from_dict(cls, d) -> "RoleModel":
+    def from_dict(cls, d) -> RoleModel:
         if d.get("format") != "tracelab-roles" or d.get("version") != 1:
             raise ValueError("not a tracelab-roles v1 model (format/version fields)")
         m = cls(d["classifier"], d["normalisation"]["kind"])
@@ -177,7 +190,7 @@ class RoleModel:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
 
     @classmethod
-    def load(cls, path) -> "RoleModel":
+    def load(cls, path) -> RoleModel:
         try:
             return cls.from_dict(json.loads(Path(path).read_text()))
         except (OSError, json.JSONDecodeError, KeyError, ValueError) as e:

@@ -31,12 +31,12 @@ ORIG_PKTS = "orig_pkts"
 RESP_PKTS = "resp_pkts"
 ORIG_IP_BYTES = "orig_ip_bytes"
 RESP_IP_BYTES = "resp_ip_bytes"
-SCOPE = "scope"                 # intranet | internet | external
-CATEGORY = "category"           # lc-rp | ls-rp | lc-ls | ls-ls | other
+SCOPE = "scope"  # intranet | internet | external
+CATEGORY = "category"  # lc-rp | ls-rp | lc-ls | ls-ls | other
 WELL_BEHAVED = "well_behaved"
 RTT_HANDSHAKE = "rtt_handshake_s"
 RTT_DATA_ACK = "rtt_data_ack_s"
-SIDES = ("orig", "resp")        # orig = initiator (party A), resp = remote party (B)
+SIDES = ("orig", "resp")  # orig = initiator (party A), resp = remote party (B)
 
 
 def side_col(side: str, metric: str) -> str:

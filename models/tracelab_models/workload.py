@@ -14,6 +14,7 @@ left out of the shares. RTT per connection = the DATA-ACK estimate RTT_A-B of
 well-behaved connections (thesis Fig. 9.3), or the handshake RTT when no connection has
 a DATA-ACK estimate; the method used is recorded.
 """
+
 from __future__ import annotations
 
 import json
@@ -69,8 +70,7 @@ def empirical(x) -> dict:
     x = x[np.isfinite(x)]
     if len(x) == 0:
         return {"n": 0, "mean": None, "p": [], "v": []}
-    return {"n": int(len(x)), "mean": float(x.mean()), "p": _PROBS,
-            "v": [float(v) for v in np.quantile(x, _PROBS)]}
+    return {"n": len(x), "mean": float(x.mean()), "p": _PROBS, "v": [float(v) for v in np.quantile(x, _PROBS)]}
 
 
 def histogram(values, counts=None) -> dict:
@@ -78,7 +78,10 @@ def histogram(values, counts=None) -> dict:
     counts = np.ones(len(values), dtype=np.int64) if counts is None else np.asarray(counts, dtype=np.int64)
     ok = np.isfinite(values)
     uniq, inv = np.unique(values[ok], return_inverse=True)
-    return {"values": uniq.tolist(), "counts": np.bincount(inv, weights=counts[ok], minlength=len(uniq)).astype(int).tolist()}
+    return {
+        "values": uniq.tolist(),
+        "counts": np.bincount(inv, weights=counts[ok], minlength=len(uniq)).astype(int).tolist(),
+    }
 
 
 def _finite(obj):
@@ -95,9 +98,20 @@ def _finite(obj):
 def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0) -> dict:
     """The workload model of one profile directory (validated)."""
     profile_dir = Path(profile_dir)
-    conns = read_table(profile_dir, S.CONNECTIONS, [
-        S.TS, S.SCOPE, S.ORIG_BYTES, S.RESP_BYTES, S.WELL_BEHAVED, S.RTT_DATA_ACK,
-        S.RTT_HANDSHAKE, *(S.side_col(s, S.PACING_PER_PKT) for s in S.SIDES)])
+    conns = read_table(
+        profile_dir,
+        S.CONNECTIONS,
+        [
+            S.TS,
+            S.SCOPE,
+            S.ORIG_BYTES,
+            S.RESP_BYTES,
+            S.WELL_BEHAVED,
+            S.RTT_DATA_ACK,
+            S.RTT_HANDSHAKE,
+            *(S.side_col(s, S.PACING_PER_PKT) for s in S.SIDES),
+        ],
+    )
     summary = read_summary(profile_dir)
     scope = np.array(conns.column(S.SCOPE).fill_null("").to_pylist(), dtype=object)
     up = column(conns, S.ORIG_BYTES, 0.0)
@@ -108,10 +122,17 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0) -> dict:
     in_scope = np.isin(scope, SCOPES) & mature
     total = (up + down)[in_scope].sum()
     if total <= 0:
-        raise ProfileError(f"{profile_dir / S.CONNECTIONS}: no intranet or internet connection carries "
-                           "payload (are the enterprise networks given to the analyzer with --local?)")
-    shares = {s: {"download": float(down[in_scope & (scope == s)].sum() / total),
-                  "upload": float(up[in_scope & (scope == s)].sum() / total)} for s in SCOPES}
+        raise ProfileError(
+            f"{profile_dir / S.CONNECTIONS}: no intranet or internet connection carries "
+            "payload (are the enterprise networks given to the analyzer with --local?)"
+        )
+    shares = {
+        s: {
+            "download": float(down[in_scope & (scope == s)].sum() / total),
+            "upload": float(up[in_scope & (scope == s)].sum() / total),
+        }
+        for s in SCOPES
+    }
 
     # RTT per scope, Table 9.2.
     well = np.array(conns.column(S.WELL_BEHAVED).fill_null(False).to_pylist(), dtype=bool)
@@ -121,12 +142,18 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0) -> dict:
     rtts = {}
     for s in SCOPES:
         r = rtt[well & (scope == s) & np.isfinite(rtt)]
-        rtts[s] = {"n": int(len(r)), "mean": float(r.mean()) if len(r) else None,
-                   "median": float(np.median(r)) if len(r) else None}
+        rtts[s] = {
+            "n": len(r),
+            "mean": float(r.mean()) if len(r) else None,
+            "median": float(np.median(r)) if len(r) else None,
+        }
     scope_share = {s: shares[s]["download"] + shares[s]["upload"] for s in SCOPES}
     known = [s for s in SCOPES if rtts[s]["mean"] is not None]
-    legacy_rtt = (sum(scope_share[s] * rtts[s]["mean"] for s in known) / sum(scope_share[s] for s in known)
-                  if known and sum(scope_share[s] for s in known) > 0 else None)
+    legacy_rtt = (
+        sum(scope_share[s] * rtts[s]["mean"] for s in known) / sum(scope_share[s] for s in known)
+        if known and sum(scope_share[s] for s in known) > 0
+        else None
+    )
 
     def half(v):
         return None if v is None else v / 2
@@ -145,8 +172,13 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0) -> dict:
             "analyzer_version": (summary.get("tool") or {}).get("version"),
             "tool": "tracelab-models",
             "tool_version": __version__,
-            "parameters": {"max_fit_samples": max_fit_samples, "seed": seed, "rtt_method": method,
-                           "share_unit": "payload bytes", "well_behaved_only_for_rtt": True},
+            "parameters": {
+                "max_fit_samples": max_fit_samples,
+                "seed": seed,
+                "rtt_method": method,
+                "share_unit": "payload bytes",
+                "well_behaved_only_for_rtt": True,
+            },
         },
         "flows": {
             "connections": int(conns.num_rows),
@@ -154,8 +186,10 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0) -> dict:
             "interarrival_s": fit_all(np.diff(ts), "flow inter-arrival (s)", max_fit_samples, seed).to_dict(),
         },
         "legacy": {
-            "shares": {"download": sum(shares[s]["download"] for s in SCOPES),
-                       "upload": sum(shares[s]["upload"] for s in SCOPES)},
+            "shares": {
+                "download": sum(shares[s]["download"] for s in SCOPES),
+                "upload": sum(shares[s]["upload"] for s in SCOPES),
+            },
             "rtt_s": legacy_rtt,
             "link_delays_s": {"x-11": 0.0, "11-12": 0.0, "12-y": half(legacy_rtt)},
         },
@@ -163,8 +197,12 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0) -> dict:
             "shares": shares,
             "rtt_s": rtts,
             "rtt_method": method,
-            "link_delays_s": {"x-11": 0.0, "11-12": 0.0, "12-w": half(rtts[S.SCOPE_INTRANET]["mean"]),
-                              "12-v": half(rtts[S.SCOPE_INTERNET]["mean"])},
+            "link_delays_s": {
+                "x-11": 0.0,
+                "11-12": 0.0,
+                "12-w": half(rtts[S.SCOPE_INTRANET]["mean"]),
+                "12-v": half(rtts[S.SCOPE_INTERNET]["mean"]),
+            },
         },
         "apps": _apps(profile_dir, conns, scope),
     }

@@ -8,7 +8,6 @@ import struct
 import pyarrow.parquet as pq
 import pytest
 import tracelab_engine as engine
-
 from tracelab.replay.cli import main
 
 TRACE = "real/tcpreplay/test.pcap"
@@ -21,7 +20,7 @@ def pcap_records(path):
     assert magic == 0xA1B23C4D  # little-endian, nanosecond timestamps
     off, out = 24, []
     while off < len(data):
-        sec, nsec, caplen, _ = struct.unpack("<IIII", data[off:off + 16])
+        sec, nsec, caplen, _ = struct.unpack("<IIII", data[off : off + 16])
         out.append((sec * 10**9 + nsec, caplen))
         off += 16 + caplen
     return out
@@ -29,8 +28,22 @@ def pcap_records(path):
 
 def test_run_writes_metrics_pcap_and_detail(tmp_path, datasets, capsys):
     out_pcap = tmp_path / "out.pcap"
-    rc = main(["run", "--pcap", str(datasets / TRACE), "--element", "efd(capacity=300, th=30000)",
-               "--rate", "10G", "--out-pcap", str(out_pcap), "--detail", "-o", str(tmp_path / "r")])
+    rc = main(
+        [
+            "run",
+            "--pcap",
+            str(datasets / TRACE),
+            "--element",
+            "efd(capacity=300, th=30000)",
+            "--rate",
+            "10G",
+            "--out-pcap",
+            str(out_pcap),
+            "--detail",
+            "-o",
+            str(tmp_path / "r"),
+        ]
+    )
     assert rc == 0
     assert "wrote" in capsys.readouterr().out
     m = json.loads((tmp_path / "r" / "metrics.json").read_text())
@@ -54,8 +67,22 @@ def test_run_writes_metrics_pcap_and_detail(tmp_path, datasets, capsys):
 
 def test_out_pcap_timestamps_are_input_plus_delay(tmp_path, datasets):
     out_pcap = tmp_path / "out.pcap"
-    assert main(["run", "--pcap", str(datasets / TRACE), "--out-pcap", str(out_pcap), "--detail", "-q",
-                 "-o", str(tmp_path / "r")]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--pcap",
+                str(datasets / TRACE),
+                "--out-pcap",
+                str(out_pcap),
+                "--detail",
+                "-q",
+                "-o",
+                str(tmp_path / "r"),
+            ]
+        )
+        == 0
+    )
     rows = pq.read_table(tmp_path / "r" / "packets.parquet").to_pylist()
     recs = pcap_records(out_pcap)
     base = recs[0][0] - rows[0]["end_ps"] // 1000  # the capture epoch of the first packet
@@ -63,10 +90,23 @@ def test_out_pcap_timestamps_are_input_plus_delay(tmp_path, datasets):
 
 
 def test_synthetic_source_with_classes(tmp_path, capsys):
-    rc = main(["run", "--source", "poisson(load=0.3, size=40, cls=0, stop=200us, seed=3)",
-               "--source", "poisson(load=0.3, size=1500, cls=1, stop=200us, seed=4)",
-               "--class", "sensing:50us", "--class", "file:200us",
-               "--element", "chutq(policy=dcf, shim=0)", "-o", str(tmp_path / "r")])
+    rc = main(
+        [
+            "run",
+            "--source",
+            "poisson(load=0.3, size=40, cls=0, stop=200us, seed=3)",
+            "--source",
+            "poisson(load=0.3, size=1500, cls=1, stop=200us, seed=4)",
+            "--class",
+            "sensing:50us",
+            "--class",
+            "file:200us",
+            "--element",
+            "chutq(policy=dcf, shim=0)",
+            "-o",
+            str(tmp_path / "r"),
+        ]
+    )
     assert rc == 0
     m = json.loads((tmp_path / "r" / "metrics.json").read_text())
     assert [c["name"] for c in m["classes"]] == ["sensing", "file"]
@@ -75,13 +115,16 @@ def test_synthetic_source_with_classes(tmp_path, capsys):
     assert "sensing" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--element", "efd(capacity=300, th=30000"], "expected ',' or ')'"),
-    (["--element", "efd(capacty=300)"], "unknown parameter 'capacty'"),
-    (["--element", "nosuch"], "unknown element 'nosuch'"),
-    (["--element", "fifo", "--rate", "10X"], "not a bit rate"),
-    (["--until", "5"], "not a duration"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--element", "efd(capacity=300, th=30000"], "expected ',' or ')'"),
+        (["--element", "efd(capacty=300)"], "unknown parameter 'capacty'"),
+        (["--element", "nosuch"], "unknown element 'nosuch'"),
+        (["--element", "fifo", "--rate", "10X"], "not a bit rate"),
+        (["--until", "5"], "not a duration"),
+    ],
+)
 def test_bad_options_are_named(tmp_path, datasets, capsys, args, message):
     rc = main(["run", "--pcap", str(datasets / TRACE), *args, "-o", str(tmp_path / "r")])
     assert rc == 2
@@ -98,7 +141,8 @@ def test_sweep_over_a_grid(tmp_path):
     config = tmp_path / "sweep.yaml"
     config.write_text(
         "sources: ['poisson(load={load}, size=1500, count=20000, seed=5)']\n"
-        "nodes: [{element: 'fifo(capacity=100000)', rate: 10G}]\n")
+        "nodes: [{element: 'fifo(capacity=100000)', rate: 10G}]\n"
+    )
     rc = main(["sweep", "--config", str(config), "--grid", "load=0.2,0.5,0.8", "-q", "-o", str(tmp_path / "s")])
     assert rc == 0
     rows = pq.read_table(tmp_path / "s" / "sweep.parquet").to_pylist()
@@ -127,12 +171,13 @@ def test_config_file_with_relative_pcap_path_and_overrides(tmp_path, datasets):
     trace = datasets / TRACE
     (tmp_path / "t.pcap").symlink_to(trace)
     config = tmp_path / "run.yaml"
-    config.write_text("sources: [\"pcap(path=t.pcap, filter='ip')\"]\n"
-                      "nodes: [{element: 'fifo(capacity=50)', rate: 300k}]\n")
+    config.write_text(
+        "sources: [\"pcap(path=t.pcap, filter='ip')\"]\nnodes: [{element: 'fifo(capacity=50)', rate: 300k}]\n"
+    )
     assert main(["run", "--config", str(config), "-q", "-o", str(tmp_path / "a")]) == 0
     a = json.loads((tmp_path / "a" / "metrics.json").read_text())
     assert a["sources"][0]["counts"]["replayed"] == 150  # the IPv4 packets
-    assert a["overall"]["dropped"]["buffer_full"] == 9   # as in the Click cross-check case
+    assert a["overall"]["dropped"]["buffer_full"] == 9  # as in the Click cross-check case
     # An option overrides the file: a faster link drops nothing.
     assert main(["run", "--config", str(config), "--rate", "10G", "-q", "-o", str(tmp_path / "b")]) == 0
     b = json.loads((tmp_path / "b" / "metrics.json").read_text())

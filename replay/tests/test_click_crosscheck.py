@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pytest
 import tracelab_engine as engine
-
 from conftest import REPO
 
 TRACE = "zeek-baselines/m57-long-http/m57-long-49583-80.pcap"  # 227 packets, one HTTP download
@@ -45,9 +44,9 @@ def bodies(path: Path, strip: int) -> list[bytes]:
     endian = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
     off, out = 24, []
     while off + 16 <= len(data):
-        caplen = struct.unpack(endian + "I", data[off + 8:off + 12])[0]
-        ip = data[off + 16 + strip:off + 16 + caplen]
-        out.append(ip[:struct.unpack(">H", ip[2:4])[0]])
+        caplen = struct.unpack(endian + "I", data[off + 8 : off + 12])[0]
+        ip = data[off + 16 + strip : off + 16 + caplen]
+        out.append(ip[: struct.unpack(">H", ip[2:4])[0]])
         off += 16 + caplen
     return out
 
@@ -70,14 +69,28 @@ def test_click_and_engine_agree(tmp_path, datasets, click_package, conf):
     trace = datasets / TRACE
     click_out = tmp_path / "click.pcap"
     env = dict(os.environ, CLICKPATH=f"{work}:{prefix / 'lib'}:{prefix / 'share' / 'click'}")
-    run = subprocess.run([str(prefix / "bin" / "click"), "--simtime",
-                          str(REPO / "click-elements" / "click" / "conf" / conf),
-                          f"TRACE={trace}", f"OUT={click_out}"], capture_output=True, text=True, env=env)
+    run = subprocess.run(
+        [
+            str(prefix / "bin" / "click"),
+            "--simtime",
+            str(REPO / "click-elements" / "click" / "conf" / conf),
+            f"TRACE={trace}",
+            f"OUT={click_out}",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert run.returncode == 0, run.stderr
     counts = dict(re.findall(r"(\w+)=(\d+)", run.stdout + run.stderr))
     engine_out = tmp_path / "engine.pcap"
-    m = engine.run({"sources": [f"pcap(path='{trace}', filter='ip')"],
-                    "nodes": [{"element": CASES[conf], "rate": 300000}], "out_pcap": str(engine_out)})
+    m = engine.run(
+        {
+            "sources": [f"pcap(path='{trace}', filter='ip')"],
+            "nodes": [{"element": CASES[conf], "rate": 300000}],
+            "out_pcap": str(engine_out),
+        }
+    )
     assert m["overall"]["dropped_total"] > 0  # the link is slow enough to queue and drop
     assert int(counts["in"]) == m["overall"]["offered"]
     assert int(counts["out"]) == m["overall"]["delivered"]

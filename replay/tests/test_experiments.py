@@ -6,7 +6,6 @@ engine reproduces them."""
 from __future__ import annotations
 
 import pytest
-
 from tracelab.replay.experiments import EXPERIMENTS
 from tracelab.replay.experiments import chunk_analytic as ca
 from tracelab.replay.experiments.__main__ import main as report_main
@@ -62,9 +61,16 @@ def test_chk3_chumq_waits_at_most_the_chunks_ahead_at_the_link_free_instant():
 
 def test_chk4_reports_every_scheme_and_class():
     o = quick("E-CHK-4")
-    assert [r[0] for r in o.rows] == ["BasiCQ", "ChuMQ", "ChuTQ (DCF)", "ChuTQ (TPF)",
-                                      "ChuTQ (DCF), expired=first", "ChuTQ (TPF), expired=first",
-                                      "ChuMQ, contention=priority", "ChuMQ, contention=fifo"]
+    assert [r[0] for r in o.rows] == [
+        "BasiCQ",
+        "ChuMQ",
+        "ChuTQ (DCF)",
+        "ChuTQ (TPF)",
+        "ChuTQ (DCF), expired=first",
+        "ChuTQ (TPF), expired=first",
+        "ChuMQ, contention=priority",
+        "ChuMQ, contention=fifo",
+    ]
     for r in o.rows:
         assert all(0 <= float(r[i]) <= 100 for i in (1, 3, 5))
     rv = {r[0]: [float(r[i]) for i in (1, 3, 5)] for r in o.rows}
@@ -102,7 +108,7 @@ def test_insertion_fraction_by_hand():
     assert insertion_fraction(0.5, 1.0, 1, 2) == pytest.approx((0.55, 1.2))
     # p = 1 %, the E-THS-3 sizes: below the Jensen bound 1 - 0.99^E[N].
     share, mean_n = insertion_fraction(0.01, 1.0, 6, 6667)
-    assert share < 1 - 0.99 ** mean_n
+    assert share < 1 - 0.99**mean_n
 
 
 def test_report_renders(tmp_path):

@@ -16,11 +16,9 @@ import os
 
 import pyarrow.parquet as pq
 import pytest
-
-from tracelab.replay.cli import main
-
 import reference_models as ref
 from conftest import GOLDEN
+from tracelab.replay.cli import main
 
 TRACE = "real/tcpreplay/test.pcap"
 CASES = {
@@ -32,8 +30,23 @@ COLUMNS = ["uid", "cls", "length", "fate", "node", "created_ps", "end_ps", "queu
 
 def replay(tmp_path, datasets, element):
     out = tmp_path / "r"
-    rc = main(["run", "--pcap", str(datasets / TRACE), "--pcap-rate", "12G", "--element", element,
-               "--rate", "10G", "--detail", "-q", "-o", str(out)])
+    rc = main(
+        [
+            "run",
+            "--pcap",
+            str(datasets / TRACE),
+            "--pcap-rate",
+            "12G",
+            "--element",
+            element,
+            "--rate",
+            "10G",
+            "--detail",
+            "-q",
+            "-o",
+            str(out),
+        ]
+    )
     assert rc == 0
     rows = pq.read_table(out / "packets.parquet").to_pylist()
     return [{k: (str(r[k]) if k == "fate" else r[k]) for k in [*COLUMNS, "flow"]} for r in rows]

@@ -22,11 +22,10 @@ import numpy as np
 import pytest
 import tracelab_engine as engine
 from scipy import stats
-from tracelab_models.workload import validate
-
 from tracelab.replay import model_source
 from tracelab.replay.cli import main
 from tracelab.replay.config import ConfigError
+from tracelab_models.workload import validate
 
 SHARES = {"intranet": {"download": 0.5, "upload": 0.2}, "internet": {"download": 0.25, "upload": 0.05}}
 SIZES = {  # per scope and side: packet-size histogram (values, counts)
@@ -39,8 +38,7 @@ MU, SIGMA = math.log(8000), 1.0  # lognormal flow sizes: mean 8000 e^0.5 = 13190
 
 
 def fit(family, params, ks_d):
-    return {"family": family, "params": params, "log_likelihood": 0.0, "ks_d": ks_d, "ks_p": 0.5,
-            "qq_log10_rms": 0.1}
+    return {"family": family, "params": params, "log_likelihood": 0.0, "ks_d": ks_d, "ks_p": 0.5, "qq_log10_rms": 0.1}
 
 
 def empirical(values):
@@ -56,27 +54,53 @@ def make_model(**override):
         "packet_size_bytes": {"values": SIZES[scope, s][0], "counts": SIZES[scope, s][1]},
     }
     m = {
-        "schema": "tracelab.workload-model", "version": 1,
-        "provenance": {"source_trace": None, "profile_dir": "hand-made", "analyzer_version": None,
-                       "tool": "tracelab-models", "tool_version": "test", "parameters": {}},
+        "schema": "tracelab.workload-model",
+        "version": 1,
+        "provenance": {
+            "source_trace": None,
+            "profile_dir": "hand-made",
+            "analyzer_version": None,
+            "tool": "tracelab-models",
+            "tool_version": "test",
+            "parameters": {},
+        },
         "flows": {
             "connections": 1000,
-            "size_bytes": {"variable": "flow size (bytes)", "n": 1000, "dropped_non_positive": 0,
-                           "fits": [fit("lognormal", {"mu": MU, "sigma": SIGMA}, 0.01),
-                                    fit("exponential", {"scale": 13190.0}, 0.2),
-                                    fit("pareto", {"alpha": 0.9, "xm": 100.0}, 0.3)],
-                           "best": "lognormal", "reason": "hand-made"},
-            "interarrival_s": {"variable": "flow inter-arrival (s)", "n": 1000, "dropped_non_positive": 0,
-                               "fits": [fit("weibull", {"shape": 0.6, "scale": 0.01}, 0.02),
-                                        fit("pareto", {"alpha": 0.8, "xm": 0.001}, 0.01)],
-                               "best": "pareto", "reason": "hand-made"},
+            "size_bytes": {
+                "variable": "flow size (bytes)",
+                "n": 1000,
+                "dropped_non_positive": 0,
+                "fits": [
+                    fit("lognormal", {"mu": MU, "sigma": SIGMA}, 0.01),
+                    fit("exponential", {"scale": 13190.0}, 0.2),
+                    fit("pareto", {"alpha": 0.9, "xm": 100.0}, 0.3),
+                ],
+                "best": "lognormal",
+                "reason": "hand-made",
+            },
+            "interarrival_s": {
+                "variable": "flow inter-arrival (s)",
+                "n": 1000,
+                "dropped_non_positive": 0,
+                "fits": [
+                    fit("weibull", {"shape": 0.6, "scale": 0.01}, 0.02),
+                    fit("pareto", {"alpha": 0.8, "xm": 0.001}, 0.01),
+                ],
+                "best": "pareto",
+                "reason": "hand-made",
+            },
         },
-        "legacy": {"shares": {"download": 0.75, "upload": 0.25}, "rtt_s": 0.0109,
-                   "link_delays_s": {"x-11": 0.0, "11-12": 0.0, "12-y": 0.00545}},
+        "legacy": {
+            "shares": {"download": 0.75, "upload": 0.25},
+            "rtt_s": 0.0109,
+            "link_delays_s": {"x-11": 0.0, "11-12": 0.0, "12-y": 0.00545},
+        },
         "topological": {
             "shares": SHARES,
-            "rtt_s": {"intranet": {"n": 5, "mean": 0.001, "median": 0.001},
-                      "internet": {"n": 0, "mean": None, "median": None}},
+            "rtt_s": {
+                "intranet": {"n": 5, "mean": 0.001, "median": 0.001},
+                "internet": {"n": 0, "mean": None, "median": None},
+            },
             "rtt_method": "data-ack",
             "link_delays_s": {"x-11": 0.0, "11-12": 0.0, "12-w": 0.0005, "12-v": None},
         },
@@ -93,18 +117,27 @@ def hist_mean(scope, side):
 
 
 def class_shares():
-    return [SHARES["intranet"]["download"], SHARES["intranet"]["upload"],
-            SHARES["internet"]["download"], SHARES["internet"]["upload"]]
+    return [
+        SHARES["intranet"]["download"],
+        SHARES["intranet"]["upload"],
+        SHARES["internet"]["download"],
+        SHARES["internet"]["upload"],
+    ]
 
 
 def class_means():
-    return [hist_mean("intranet", "resp"), hist_mean("intranet", "orig"),
-            hist_mean("internet", "resp"), hist_mean("internet", "orig")]
+    return [
+        hist_mean("intranet", "resp"),
+        hist_mean("intranet", "orig"),
+        hist_mean("internet", "resp"),
+        hist_mean("internet", "orig"),
+    ]
 
 
 def run(spec, link="10G"):
-    return engine.run({"sources": [spec], "nodes": [{"element": "fifo(capacity=10000000)", "rate": link}],
-                       "max_delay_samples": 0})
+    return engine.run(
+        {"sources": [spec], "nodes": [{"element": "fifo(capacity=10000000)", "rate": link}], "max_delay_samples": 0}
+    )
 
 
 def test_stream_matches_the_model_analytically():
@@ -144,14 +177,21 @@ def test_stream_matches_the_model_analytically():
     assert rate == pytest.approx(expected_rate, rel=5 * se_mean / es * 1.1 + 0.02)
     # The same stream again with the same seed; a different seed differs.
     assert run(spec)["overall"]["offered_bytes"] == total_bytes
-    assert engine.run({"sources": [spec], "seed": 2, "max_delay_samples": 0,
-                       "nodes": [{"element": "fifo(capacity=10000000)", "rate": "10G"}]}
-                      )["overall"]["offered_bytes"] != total_bytes
+    assert (
+        engine.run(
+            {
+                "sources": [spec],
+                "seed": 2,
+                "max_delay_samples": 0,
+                "nodes": [{"element": "fifo(capacity=10000000)", "rate": "10G"}],
+            }
+        )["overall"]["offered_bytes"]
+        != total_bytes
+    )
 
 
 def test_pareto_sizes_are_bounded_and_scope_without_rtt_takes_legacy():
-    spec, notes = model_source.source_spec(make_model(), load=0.3, stop="50ms", size_family="pareto",
-                                           max_flow=1e6)
+    spec, notes = model_source.source_spec(make_model(), load=0.3, stop="50ms", size_family="pareto", max_flow=1e6)
     assert "bpareto(0.9, 100, 1000000)" in spec
     assert any("internet: no RTT estimate; using the legacy RTT 10.900 ms" in n for n in notes)
     assert "rtt=10900000000ps" in spec
@@ -177,8 +217,23 @@ def test_bad_models_are_clear_errors(tmp_path):
 def test_cli_model_run(tmp_path, capsys):
     path = tmp_path / "hand.model.json"
     path.write_text(json.dumps(make_model()))
-    rc = main(["run", "--model", str(path), "--load", "0.9", "--duration", "20ms", "--element",
-               "efd(capacity=300)", "--max-delay-samples", "0", "-o", str(tmp_path / "r")])
+    rc = main(
+        [
+            "run",
+            "--model",
+            str(path),
+            "--load",
+            "0.9",
+            "--duration",
+            "20ms",
+            "--element",
+            "efd(capacity=300)",
+            "--max-delay-samples",
+            "0",
+            "-o",
+            str(tmp_path / "r"),
+        ]
+    )
     assert rc == 0
     out = capsys.readouterr().out
     assert "model: flow size: lognormal" in out
@@ -199,15 +254,25 @@ def test_derived_model_of_a_real_trace(tmp_path):
 
     venv_bin = Path(sys.executable).parent
     prof, model = tmp_path / "p", tmp_path / "m.model.json"
-    subprocess.run([venv_bin / "tracelab", "profile", REPO / "datasets" / "real" / "pcapplusplus-example.pcap", "--local",
-                    "10.0.0.0/8", "-o", prof], check=True, capture_output=True)
+    subprocess.run(
+        [
+            venv_bin / "tracelab",
+            "profile",
+            REPO / "datasets" / "real" / "pcapplusplus-example.pcap",
+            "--local",
+            "10.0.0.0/8",
+            "-o",
+            prof,
+        ],
+        check=True,
+        capture_output=True,
+    )
     subprocess.run([venv_bin / "tracelab", "model", "derive", prof, "-o", model], check=True, capture_output=True)
     m = model_source.load_model(model)
     spec, _ = model_source.source_spec(m, load=0.5, stop="1s", size_family="exponential")
     r = run(spec)
     sh = m["topological"]["shares"]
-    want = [sh["intranet"]["download"], sh["intranet"]["upload"], sh["internet"]["download"],
-            sh["internet"]["upload"]]
+    want = [sh["intranet"]["download"], sh["intranet"]["upload"], sh["internet"]["download"], sh["internet"]["upload"]]
     total = r["overall"]["offered_bytes"]
     conns = r["sources"][0]["counts"]["connections_started"]
     scale = next(f["params"]["scale"] for f in m["flows"]["size_bytes"]["fits"] if f["family"] == "exponential")

@@ -15,31 +15,44 @@ import subprocess
 import time
 
 import pytest
-
 from tracelab.cli import analyzer_binary
 from tracelab.replay.cli import main as replay_main
-from tracelab.report.cli import build, main as report_main
+from tracelab.report.cli import build
+from tracelab.report.cli import main as report_main
 
 TRACE = "real/pcapplusplus/example.pcap"
 
 
 # ---------------------------------------------------------------- Chromium over a DevTools pipe
 
+
 class Browser:
-    FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--disable-component-update", "--no-first-run", "--remote-debugging-pipe"]
+    FLAGS = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--remote-debugging-pipe",
+    ]
 
     def __init__(self, binary, profile_dir):
-        cmd_r, self.cmd_w = os.pipe()   # we write commands; Chromium reads them on fd 3
-        self.out_r, out_w = os.pipe()   # Chromium writes replies and events on fd 4
+        cmd_r, self.cmd_w = os.pipe()  # we write commands; Chromium reads them on fd 3
+        self.out_r, out_w = os.pipe()  # Chromium writes replies and events on fd 4
 
         def fds():  # in the child, before exec
             os.dup2(cmd_r, 3)
             os.dup2(out_w, 4)
 
-        self.proc = subprocess.Popen([binary, *self.FLAGS, f"--user-data-dir={profile_dir}", "about:blank"],
-                                     preexec_fn=fds, close_fds=False, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [binary, *self.FLAGS, f"--user-data-dir={profile_dir}", "about:blank"],
+            preexec_fn=fds,
+            close_fds=False,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         os.close(cmd_r)
         os.close(out_w)
         self.buf = b""
@@ -109,10 +122,16 @@ def check_page(binary, url, tmp_path):
             browser.call(f"{domain}.enable", session=session)
         browser.call("Page.navigate", {"url": url}, session=session)
         browser.wait_event("Page.loadEventFired", timeout=60)
-        result = browser.call("Runtime.evaluate", {
-            "expression": "Promise.all(Array.from(document.images).map(i => i.decode()"
-                          ".then(() => [i.getAttribute('src'), i.naturalWidth], () => [i.getAttribute('src'), 0])))",
-            "awaitPromise": True, "returnByValue": True}, session=session)
+        result = browser.call(
+            "Runtime.evaluate",
+            {
+                "expression": "Promise.all(Array.from(document.images).map(i => i.decode()"
+                ".then(() => [i.getAttribute('src'), i.naturalWidth], () => [i.getAttribute('src'), 0])))",
+                "awaitPromise": True,
+                "returnByValue": True,
+            },
+            session=session,
+        )
         images = [tuple(x) for x in result["result"]["value"]]
         # Console messages logged during load arrive as events; let the last ones land.
         browser.call("Runtime.evaluate", {"expression": "1"}, session=session)
@@ -141,6 +160,7 @@ def chromium():
 
 # ---------------------------------------------------------------- inputs from a real trace
 
+
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory, datasets):
     binary = analyzer_binary()
@@ -148,14 +168,39 @@ def inputs(tmp_path_factory, datasets):
         pytest.skip("SKIPPED (analyzer not built: cargo build --release in analyzer/)")
     base = tmp_path_factory.mktemp("inputs")
     trace = datasets / TRACE
-    subprocess.run([str(binary), str(trace), "--local", "10.0.0.0/8", "-o", str(base / "p")],
-                   check=True, capture_output=True)
-    assert replay_main(["run", "--pcap", str(trace), "--element", "efd(capacity=300,th=30000)", "--rate", "10G",
-                        "--load", "0.9", "--detail", "-q", "-o", str(base / "r")]) == 0
-    (base / "sweep.yaml").write_text("sources: ['poisson(load={load}, size=1500, count=3000, seed=5)']\n"
-                                     "nodes: [{element: 'fifo(capacity=50)', rate: 10G}]\n")
-    assert replay_main(["sweep", "--config", str(base / "sweep.yaml"), "--grid", "load=0.5,1.3", "-q",
-                        "-o", str(base / "s")]) == 0
+    subprocess.run(
+        [str(binary), str(trace), "--local", "10.0.0.0/8", "-o", str(base / "p")], check=True, capture_output=True
+    )
+    assert (
+        replay_main(
+            [
+                "run",
+                "--pcap",
+                str(trace),
+                "--element",
+                "efd(capacity=300,th=30000)",
+                "--rate",
+                "10G",
+                "--load",
+                "0.9",
+                "--detail",
+                "-q",
+                "-o",
+                str(base / "r"),
+            ]
+        )
+        == 0
+    )
+    (base / "sweep.yaml").write_text(
+        "sources: ['poisson(load={load}, size=1500, count=3000, seed=5)']\n"
+        "nodes: [{element: 'fifo(capacity=50)', rate: 10G}]\n"
+    )
+    assert (
+        replay_main(
+            ["sweep", "--config", str(base / "sweep.yaml"), "--grid", "load=0.5,1.3", "-q", "-o", str(base / "s")]
+        )
+        == 0
+    )
     return base
 
 
@@ -175,7 +220,8 @@ def test_report_numbers_flow_from_the_trace(inputs, report):
     assert prof["connections"] == summary["connections"]["total"]
     assert prof["packets"]["read"] == summary["packets"]["read"] == run["offered"] == metrics["overall"]["offered"]
     assert sum(r[2] for r in prof["composition"]) == sum(
-        c["cnxs"] for cats in summary["composition"].values() for c in cats.values())
+        c["cnxs"] for cats in summary["composition"].values() for c in cats.values()
+    )
     assert sweep["runs"] == 2
     text = page.read_text()
     assert f"<td>{summary['packets']['read']}</td>" in text
@@ -185,9 +231,22 @@ def test_report_numbers_flow_from_the_trace(inputs, report):
     srcs = re.findall(r'<img src="([^"]+)"', text)
     files = sorted(p.relative_to(page.parent).as_posix() for p in (page.parent / "img").glob("*.png"))
     assert sorted(srcs) == files
-    for needed in ("s0_sizes", "s0_durations", "s0_rtt", "s0_warmups", "s0_trains", "s0_pacing", "s0_qq_size",
-                   "s0_qq_inter-arrival", "s0_load", "s1_delay", "s1_flowtable0", "s2_r_v_vs_load",
-                   "s2_eplr_vs_load", "s2_chunk_vs_load"):
+    for needed in (
+        "s0_sizes",
+        "s0_durations",
+        "s0_rtt",
+        "s0_warmups",
+        "s0_trains",
+        "s0_pacing",
+        "s0_qq_size",
+        "s0_qq_inter-arrival",
+        "s0_load",
+        "s1_delay",
+        "s1_flowtable0",
+        "s2_r_v_vs_load",
+        "s2_eplr_vs_load",
+        "s2_chunk_vs_load",
+    ):
         assert f"img/{needed}.png" in srcs, needed
     assert "exact, from packets.parquet" in text  # the run kept per-packet detail
 
@@ -203,8 +262,9 @@ def test_report_renders_in_headless_chromium(report, chromium, tmp_path):
 def test_the_browser_check_sees_broken_images_and_console_errors(chromium, tmp_path):
     """The oracle itself can fail: a missing image and a console error are reported."""
     bad = tmp_path / "bad.html"
-    bad.write_text('<!DOCTYPE html><html><body><img src="missing.png"><script>console.error("boom")</script>'
-                   "</body></html>")
+    bad.write_text(
+        '<!DOCTYPE html><html><body><img src="missing.png"><script>console.error("boom")</script></body></html>'
+    )
     errors, images = check_page(chromium, bad.as_uri(), tmp_path)
     assert images == [("missing.png", 0)]
     assert "boom" in errors

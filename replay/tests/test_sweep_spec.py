@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pyarrow.parquet as pq
-
 from tracelab.replay.cli import main
 
 SPEC = Path(__file__).resolve().parents[1] / "sweeps" / "efd-vs-fifo.yaml"
@@ -20,8 +19,11 @@ def test_example_spec_expands_its_grid(tmp_path):
     rows = pq.read_table(out / "sweep.parquet").to_pylist()
     assert len(rows) == 2 * 2  # 2 elements (from the spec) x 2 loads (--grid) x 1 seed
     runs = sorted(p.parent.name for p in out.glob("*/metrics.json"))
-    assert runs == sorted(f"element={e},load={l},seed=1" for e in ("fifo(capacity=300)", "efd(capacity=300, th=30000)")
-                          for l in ("0.5", "1.3"))
+    assert runs == sorted(
+        f"element={e},load={l},seed=1"
+        for e in ("fifo(capacity=300)", "efd(capacity=300, th=30000)")
+        for l in ("0.5", "1.3")
+    )
     for p in out.glob("*/metrics.json"):
         m = json.loads(p.read_text())
         text = json.dumps(m)

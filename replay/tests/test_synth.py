@@ -9,6 +9,7 @@
 * the round trip model -> pcap -> profile -> model on the bundled real trace's model,
   with the tolerances stated in ROUND_TRIP below.
 """
+
 from __future__ import annotations
 
 import copy
@@ -20,7 +21,6 @@ import subprocess
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-
 from tracelab.cli import REPO_ROOT, analyzer_binary
 from tracelab.synth import Options, SynthError, synthesize, write_pcap
 from tracelab.synth import pcap as W
@@ -39,8 +39,9 @@ def _analyzer():
 
 
 def profile(pcap, out):
-    subprocess.run([str(_analyzer()), str(pcap), "--local", "10.0.0.0/8", "-o", str(out), "--quiet",
-                    "--no-progress"], check=True)
+    subprocess.run(
+        [str(_analyzer()), str(pcap), "--local", "10.0.0.0/8", "-o", str(out), "--quiet", "--no-progress"], check=True
+    )
     return out
 
 
@@ -63,6 +64,7 @@ def synth(model, tmp_path_factory):
 
 # ------------------------------------------------------------------ frames by hand
 
+
 def rfc1071(data: bytes) -> int:
     if len(data) % 2:
         data += b"\0"
@@ -73,10 +75,19 @@ def rfc1071(data: bytes) -> int:
 
 
 def test_tcp_frame_bytes_by_hand():
-    cols = {"time_us": np.array([1_700_000_000_250_001]), "proto": np.array([W.TCP]),
-            "src": np.array([0x0A030001]), "dst": np.array([0x30000002]), "sport": np.array([1024]),
-            "dport": np.array([443]), "ip_len": np.array([40 + 10]), "ip_id": np.array([7]),
-            "seq": np.array([0xFFFFFFF0]), "ack": np.array([5]), "flags": np.array([W.PSH | W.ACK])}
+    cols = {
+        "time_us": np.array([1_700_000_000_250_001]),
+        "proto": np.array([W.TCP]),
+        "src": np.array([0x0A030001]),
+        "dst": np.array([0x30000002]),
+        "sport": np.array([1024]),
+        "dport": np.array([443]),
+        "ip_len": np.array([40 + 10]),
+        "ip_id": np.array([7]),
+        "seq": np.array([0xFFFFFFF0]),
+        "ack": np.array([5]),
+        "flags": np.array([W.PSH | W.ACK]),
+    }
     rec = W.render(cols, 65535)
     ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 50, 7, 0x4000, 64, 6, 0, bytes([10, 3, 0, 1]), bytes([48, 0, 0, 2]))
     ip = ip[:10] + struct.pack(">H", rfc1071(ip)) + ip[12:]
@@ -91,14 +102,23 @@ def test_tcp_frame_bytes_by_hand():
 
 
 def test_short_frames_padded_and_snaplen():
-    cols = {"time_us": np.array([0, 1]), "proto": np.array([W.UDP, W.TCP]), "src": np.array([1, 2]),
-            "dst": np.array([3, 4]), "sport": np.array([9, 10]), "dport": np.array([11, 12]),
-            "ip_len": np.array([28, 1500]), "ip_id": np.array([0, 1]), "seq": np.array([0, 0]),
-            "ack": np.array([0, 0]), "flags": np.array([0, W.ACK])}
+    cols = {
+        "time_us": np.array([0, 1]),
+        "proto": np.array([W.UDP, W.TCP]),
+        "src": np.array([1, 2]),
+        "dst": np.array([3, 4]),
+        "sport": np.array([9, 10]),
+        "dport": np.array([11, 12]),
+        "ip_len": np.array([28, 1500]),
+        "ip_id": np.array([0, 1]),
+        "seq": np.array([0, 0]),
+        "ack": np.array([0, 0]),
+        "flags": np.array([0, W.ACK]),
+    }
     rec = W.render(cols, 96)
     incl0, orig0 = struct.unpack_from("<II", rec, 8)
     assert (incl0, orig0) == (60, 60)  # 42-byte frame padded to Ethernet's 60
-    udp = rec[16 + 34:16 + 42]
+    udp = rec[16 + 34 : 16 + 42]
     assert struct.unpack(">HHHH", udp)[:3] == (9, 11, 8)
     incl1, orig1 = struct.unpack_from("<II", rec, 16 + 60 + 8)
     assert (incl1, orig1) == (96, 1514) and len(rec) == 16 + 60 + 16 + 96
@@ -111,13 +131,17 @@ def test_flights_match_eq_5_10():
     assert flights_rounds(np.array([0, 1, 2, 3, 4, 6, 7, 10, 11])).tolist() == [0, 0, 1, 1, 2, 2, 3, 3, 4]
 
 
-@pytest.mark.parametrize("family,params", [("pareto", {"alpha": 0.4171898528816121, "xm": 74.0}),
-                                           ("lognormal", {"mu": -4.95, "sigma": 2.62}),
-                                           ("weibull", {"shape": 0.34, "scale": 3292.6})])
+@pytest.mark.parametrize(
+    "family,params",
+    [
+        ("pareto", {"alpha": 0.4171898528816121, "xm": 74.0}),
+        ("lognormal", {"mu": -4.95, "sigma": 2.62}),
+        ("weibull", {"shape": 0.34, "scale": 3292.6}),
+    ],
+)
 def test_mean_preserving_cap_against_scipy_quadrature(family, params):
-    from tracelab_models.distributions import frozen
-
     from tracelab.synth.sampling import mean_preserving_cap
+    from tracelab_models.distributions import frozen
 
     d = frozen(family, params)
     target = float(d.ppf(0.7))  # a mean every family here reaches below its tail
@@ -133,10 +157,15 @@ def test_mean_preserving_cap_against_scipy_quadrature(family, params):
 
 # ------------------------------------------------------------ ground truth vs analyzer
 
+
 def _rows(profile_dir):
     t = pq.read_table(profile_dir / "connections.parquet").to_pydict()
-    return {(t["proto"][i], t["id.orig_h"][i], t["id.orig_p"][i], t["id.resp_h"][i], t["id.resp_p"][i]):
-            {k: v[i] for k, v in t.items()} for i in range(len(t["uid"]))}
+    return {
+        (t["proto"][i], t["id.orig_h"][i], t["id.orig_p"][i], t["id.resp_h"][i], t["id.resp_p"][i]): {
+            k: v[i] for k, v in t.items()
+        }
+        for i in range(len(t["uid"]))
+    }
 
 
 def _ip(x):
@@ -153,8 +182,13 @@ def test_analyzer_finds_every_planned_connection(synth):
     assert len(rows) == N_ROUND_TRIP
     checked_pacing = 0
     for i in range(N_ROUND_TRIP):
-        key = (truth["proto"][i], _ip(truth["orig_h"][i]), int(truth["orig_p"][i]), _ip(truth["resp_h"][i]),
-               int(truth["resp_p"][i]))
+        key = (
+            truth["proto"][i],
+            _ip(truth["orig_h"][i]),
+            int(truth["orig_p"][i]),
+            _ip(truth["resp_h"][i]),
+            int(truth["resp_p"][i]),
+        )
         r = rows[key]
         assert (r["orig_bytes"], r["resp_bytes"]) == (truth["orig_bytes"][i], truth["resp_bytes"][i]), key
         assert r["scope"] == truth["scope"][i]
@@ -166,8 +200,11 @@ def test_analyzer_finds_every_planned_connection(synth):
         assert sorted(r["history"]) == sorted("ShADadFf") and r["well_behaved"], (key, r["history"])
         assert (r["orig_trains"], r["resp_trains"]) == (truth["orig_trains"][i], truth["resp_trains"][i])
         # DATA-ACK: orig's data are acknowledged 2 d_resp later, resp's 2 d_orig later.
-        assert r["rtt_data_ack_orig_min_s"] == r["rtt_data_ack_orig_max_s"] == pytest.approx(
-            2 * truth["d_resp_us"][i] / 1e6, abs=1e-9)
+        assert (
+            r["rtt_data_ack_orig_min_s"]
+            == r["rtt_data_ack_orig_max_s"]
+            == pytest.approx(2 * truth["d_resp_us"][i] / 1e6, abs=1e-9)
+        )
         assert r["rtt_data_ack_resp_max_s"] == pytest.approx(2 * truth["d_orig_us"][i] / 1e6, abs=1e-9)
         assert r["rtt_handshake_s"] == pytest.approx(truth["rtt_us"][i] / 1e6, abs=1e-9)
         rtt = truth["rtt_us"][i] / 1e6
@@ -186,6 +223,7 @@ def test_analyzer_finds_every_planned_connection(synth):
 
 # ------------------------------------------------------------------- other readers
 
+
 def _need(tool):
     path = shutil.which(tool)
     if path is None:
@@ -196,19 +234,53 @@ def _need(tool):
 def test_tshark_reads_it_clean_and_measures_the_same_rtts(synth):
     trace, pcap_path, _ = synth
     tshark = _need("tshark")
-    out = subprocess.run([tshark, "-r", str(pcap_path), "-n", "-Y", "_ws.malformed || _ws.expert.severity >= error",
-                          "-T", "fields", "-e", "frame.number"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            tshark,
+            "-r",
+            str(pcap_path),
+            "-n",
+            "-Y",
+            "_ws.malformed || _ws.expert.severity >= error",
+            "-T",
+            "fields",
+            "-e",
+            "frame.number",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert out.stdout.strip() == ""
-    out = subprocess.run([tshark, "-r", str(pcap_path), "-n", "-Y", "tcp.analysis.ack_rtt", "-T", "fields",
-                          "-e", "ip.src", "-e", "tcp.srcport", "-e", "tcp.analysis.ack_rtt"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            tshark,
+            "-r",
+            str(pcap_path),
+            "-n",
+            "-Y",
+            "tcp.analysis.ack_rtt",
+            "-T",
+            "fields",
+            "-e",
+            "ip.src",
+            "-e",
+            "tcp.srcport",
+            "-e",
+            "tcp.analysis.ack_rtt",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     truth = trace.connections
     # An ACK sent by a party at monitor-distance d acknowledges data seen 2 d earlier.
     half = {}
     for i in range(len(truth["conn"])):
         half[_ip(truth["orig_h"][i]), int(truth["orig_p"][i])] = 2 * int(truth["d_orig_us"][i])
-        half[_ip(truth["resp_h"][i]), int(truth["resp_p"][i]), _ip(truth["orig_h"][i]), int(truth["orig_p"][i])] = \
+        half[_ip(truth["resp_h"][i]), int(truth["resp_p"][i]), _ip(truth["orig_h"][i]), int(truth["orig_p"][i])] = (
             2 * int(truth["d_resp_us"][i])
+        )
     lines = out.stdout.split("\n")
     assert len(lines) > 1000
     client_side = 0
@@ -238,12 +310,12 @@ def test_tcpreplay_tools_read_it(synth, tmp_path):
 
 # (what, tolerance, why). Shares are absolute differences; the others relative.
 ROUND_TRIP = {
-    "share": 0.015,         # 2000 heavy-tailed connections: the download/upload split per scope is emergent
-    "rtt_median": 0.01,     # per-connection RTTs are drawn around the median: exact but for us rounding
-    "mean_size": 0.10,      # mean-preserving cap; sample mean of 2000 capped heavy-tailed draws
+    "share": 0.015,  # 2000 heavy-tailed connections: the download/upload split per scope is emergent
+    "rtt_median": 0.01,  # per-connection RTTs are drawn around the median: exact but for us rounding
+    "mean_size": 0.10,  # mean-preserving cap; sample mean of 2000 capped heavy-tailed draws
     "mean_interarrival": 0.10,
     "warmup_median": 0.10,  # only where the model has >= 30 warm-ups
-    "train_mean": 0.25,     # a connection's last train is cut at its size: trains come out shorter
+    "train_mean": 0.25,  # a connection's last train is cut at its size: trains come out shorter
 }
 
 
@@ -288,6 +360,7 @@ def test_round_trip_model_pcap_profile_model(model, synth):
 
 # ------------------------------------------------------------- determinism, errors
 
+
 def test_same_seed_same_bytes_other_seed_other_trace(model, tmp_path):
     paths = []
     for name, seed in (("a", 3), ("b", 3), ("c", 4)):
@@ -324,8 +397,22 @@ def test_cli(model, tmp_path, capsys):
     from tracelab_models.workload import save
 
     save(model, tmp_path / "m.model.json")
-    assert synth_main([str(tmp_path / "m.model.json"), "-o", str(tmp_path / "s.pcap"), "--connections", "40",
-                       "--truth", str(tmp_path / "t.parquet"), "--snaplen", "96"]) == 0
+    assert (
+        synth_main(
+            [
+                str(tmp_path / "m.model.json"),
+                "-o",
+                str(tmp_path / "s.pcap"),
+                "--connections",
+                "40",
+                "--truth",
+                str(tmp_path / "t.parquet"),
+                "--snaplen",
+                "96",
+            ]
+        )
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out)
     assert summary["connections"]["total"] == 40 == pq.read_table(tmp_path / "t.parquet").num_rows
     assert (tmp_path / "s.pcap").read_bytes()[:4] == struct.pack("<I", W.PCAP_MAGIC_US)

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from tracelab.cli import analyzer_binary
 from tracelab.trex import plan as P
 from tracelab.trex import readback
@@ -25,18 +24,25 @@ TRACE = "real/pcapplusplus/example.pcap"
 
 # ---------------------------------------------------------------- hand-built model
 
+
 def _emp(values):
     v = np.asarray(values, dtype=float)
     p = [i / 100 for i in range(101)]
-    return {"n": len(v), "mean": float(v.mean()) if len(v) else None, "p": p if len(v) else [],
-            "v": [float(x) for x in np.quantile(v, p)] if len(v) else []}
+    return {
+        "n": len(v),
+        "mean": float(v.mean()) if len(v) else None,
+        "p": p if len(v) else [],
+        "v": [float(x) for x in np.quantile(v, p)] if len(v) else [],
+    }
 
 
 def _side(train_values=(), train_counts=(), warmups=(), pacing=None, sizes=(), size_counts=()):
-    return {"train_size_pkts": {"values": list(train_values), "counts": list(train_counts)},
-            "warmup_s": _emp(warmups),
-            "pacing_per_pkt_s": pacing if pacing is not None else _emp([]),
-            "packet_size_bytes": {"values": list(sizes), "counts": list(size_counts)}}
+    return {
+        "train_size_pkts": {"values": list(train_values), "counts": list(train_counts)},
+        "warmup_s": _emp(warmups),
+        "pacing_per_pkt_s": pacing if pacing is not None else _emp([]),
+        "packet_size_bytes": {"values": list(sizes), "counts": list(size_counts)},
+    }
 
 
 def hand_model() -> dict:
@@ -44,20 +50,43 @@ def hand_model() -> dict:
     and 3 (responder) packets; constant warm-ups 2 ms and 10 ms; responder pacing per
     packet uniform on [0, 1 ms] (quantile v = p x 1 ms); flow size median 10000 B."""
     pacing = {"n": 101, "mean": 0.0005, "p": [i / 100 for i in range(101)], "v": [i / 100 * 1e-3 for i in range(101)]}
-    fit = {"family": "lognormal", "params": {"mu": float(np.log(10000.0)), "sigma": 1.0},
-           "log_likelihood": 0.0, "ks_d": 0.1, "ks_p": 0.5, "qq_log10_rms": 0.1}
+    fit = {
+        "family": "lognormal",
+        "params": {"mu": float(np.log(10000.0)), "sigma": 1.0},
+        "log_likelihood": 0.0,
+        "ks_d": 0.1,
+        "ks_p": 0.5,
+        "qq_log10_rms": 0.1,
+    }
     return {
         "provenance": {"source_trace": "hand", "tool_version": "test"},
-        "flows": {"connections": 10,
-                  "size_bytes": {"variable": "size", "n": 10, "dropped_non_positive": 0, "fits": [fit],
-                                 "best": "lognormal", "reason": "hand"},
-                  "interarrival_s": {"variable": "ia", "n": 10, "dropped_non_positive": 0, "best": "exponential",
-                                     "reason": "hand", "fits": [{**fit, "family": "exponential", "params": {"scale": 0.25}}]}},
-        "topological": {"shares": {"intranet": {"download": 0.4, "upload": 0.1},
-                                   "internet": {"download": 0.5, "upload": 0.0}}},
+        "flows": {
+            "connections": 10,
+            "size_bytes": {
+                "variable": "size",
+                "n": 10,
+                "dropped_non_positive": 0,
+                "fits": [fit],
+                "best": "lognormal",
+                "reason": "hand",
+            },
+            "interarrival_s": {
+                "variable": "ia",
+                "n": 10,
+                "dropped_non_positive": 0,
+                "best": "exponential",
+                "reason": "hand",
+                "fits": [{**fit, "family": "exponential", "params": {"scale": 0.25}}],
+            },
+        },
+        "topological": {
+            "shares": {"intranet": {"download": 0.4, "upload": 0.1}, "internet": {"download": 0.5, "upload": 0.0}}
+        },
         "apps": {
-            "intranet": {"orig": _side([2], [1], [0.002] * 5, None, [40, 1040], [3, 1]),
-                         "resp": _side([3], [1], [0.01] * 5, pacing, [1500], [10])},
+            "intranet": {
+                "orig": _side([2], [1], [0.002] * 5, None, [40, 1040], [3, 1]),
+                "resp": _side([3], [1], [0.01] * 5, pacing, [1500], [10]),
+            },
             "internet": {"orig": _side(), "resp": _side(sizes=[1500], size_counts=[1])},
         },
     }
@@ -65,10 +94,11 @@ def hand_model() -> dict:
 
 # ---------------------------------------------------------------- plan arithmetic
 
+
 def test_frames_and_l1_bits():
-    assert P.frame_bytes(1500) == 1518          # + 14 Ethernet + 4 FCS
-    assert P.frame_bytes(40) == 64              # padded to the 64 B minimum
-    assert P.l1_bits(1500) == 8 * 1538          # + 8 preamble + 12 gap
+    assert P.frame_bytes(1500) == 1518  # + 14 Ethernet + 4 FCS
+    assert P.frame_bytes(40) == 64  # padded to the 64 B minimum
+    assert P.l1_bits(1500) == 8 * 1538  # + 8 preamble + 12 gap
 
 
 def test_parse_rate_and_time():
@@ -130,7 +160,9 @@ def test_stl_plan_errors():
 
 def test_astf_plan_hand_computed():
     plan = P.astf_plan(hand_model(), templates=1, seed=5, cps=2.0)
-    assert plan["skipped"] == [{"scope": "internet", "reason": "no trains or data packet sizes for orig, resp in the model"}]
+    assert plan["skipped"] == [
+        {"scope": "internet", "reason": "no trains or data packet sizes for orig, resp in the model"}
+    ]
     (scope,) = plan["scopes"]
     assert scope["payload_per_pkt"] == {"orig": 1000, "resp": 1460}  # 1040 - 40; 1500 - 40 (the 40 B ACKs left out)
     (t,) = scope["templates"]
@@ -154,14 +186,17 @@ def test_astf_plan_is_deterministic_and_splits_cps_by_shares(real_model):
     assert a != P.astf_plan(real_model, templates=6, seed=10)
     # Without --cps: the mean of the fitted inter-arrival distribution.
     from tracelab_models.distributions import frozen
+
     ia = real_model["flows"]["interarrival_s"]
     fit = next(f for f in ia["fits"] if f["family"] == ia["best"])
     assert a["cps"] == pytest.approx(1 / frozen(fit["family"], fit["params"]).mean())
     assert sum(g["cps"] for g in a["scopes"]) == pytest.approx(a["cps"])
     # Bytes per second per scope follow the model's scope shares.
     shares = real_model["topological"]["shares"]
-    rate = {g["scope"]: g["cps"] * np.mean([t["bytes"]["orig"] + t["bytes"]["resp"] for t in g["templates"]])
-            for g in a["scopes"]}
+    rate = {
+        g["scope"]: g["cps"] * np.mean([t["bytes"]["orig"] + t["bytes"]["resp"] for t in g["templates"]])
+        for g in a["scopes"]
+    }
     want = {s: sum(shares[s].values()) for s in rate}
     assert rate["intranet"] / rate["internet"] == pytest.approx(want["intranet"] / want["internet"])
 
@@ -171,16 +206,23 @@ def test_violation_bounds_hand_computed():
     hist = {"10": 5, "20": 4, "100": 3, "200": 2, "1000": 1}
     # Budget 150 us: buckets >= 150 are [200, 300) and [1000, 2000): 3 packets; [100, 200) straddles.
     assert readback.violations(hist, 150) == (3, 6)
-    assert readback.violations(hist, 200) == (3, 3)   # bucket edge: no ambiguity
+    assert readback.violations(hist, 200) == (3, 3)  # bucket edge: no ambiguity
     plan = {"classes": [{"name": "x", "latency": {"pg_id": 7}, "budget_s": 150e-6}]}
-    stats = {"latency": {"7": {"latency": {"histogram": hist, "average": 40.0, "total_max": 1500},
-                               "err_cntrs": {"dropped": 1}}},
-             "flow_stats": {"7": {"tx_pkts": {"0": 16, "total": 16}, "rx_pkts": {"1": 15, "total": 15}}}}
+    stats = {
+        "latency": {
+            "7": {"latency": {"histogram": hist, "average": 40.0, "total_max": 1500}, "err_cntrs": {"dropped": 1}}
+        },
+        "flow_stats": {"7": {"tx_pkts": {"0": 16, "total": 16}, "rx_pkts": {"1": 15, "total": 15}}},
+    }
     (row,) = readback.class_summary(plan, stats)
     assert (row["r_v_low"], row["r_v_high"]) == (pytest.approx(4 / 16), pytest.approx(7 / 16))
     assert (row["tx_pkts"], row["rx_pkts"], row["lost"]) == (16, 15, 1)
-    assert readback.mpps({"0": {"opackets": 3_000_000}, "1": {"ipackets": 2_000_000}}, [0, 1], 2.0) == \
-        {"tx_pkts": 3_000_000, "rx_pkts": 2_000_000, "tx_mpps": 1.5, "rx_mpps": 1.0}
+    assert readback.mpps({"0": {"opackets": 3_000_000}, "1": {"ipackets": 2_000_000}}, [0, 1], 2.0) == {
+        "tx_pkts": 3_000_000,
+        "rx_pkts": 2_000_000,
+        "tx_mpps": 1.5,
+        "rx_mpps": 1.0,
+    }
 
 
 def test_profile_name_must_be_a_module_name(tmp_path):
@@ -190,6 +232,7 @@ def test_profile_name_must_be_a_module_name(tmp_path):
 
 # ---------------------------------------------------------------- a model of a real trace
 
+
 @pytest.fixture(scope="module")
 def real_model(tmp_path_factory, datasets):
     binary = analyzer_binary()
@@ -198,8 +241,9 @@ def real_model(tmp_path_factory, datasets):
     from tracelab_models.workload import derive
 
     out = tmp_path_factory.mktemp("profile") / "p"
-    subprocess.run([str(binary), str(datasets / TRACE), "--local", "10.0.0.0/8", "-o", str(out)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [str(binary), str(datasets / TRACE), "--local", "10.0.0.0/8", "-o", str(out)], check=True, capture_output=True
+    )
     return derive(out)
 
 
@@ -209,7 +253,9 @@ def trex():
     try:
         return trex_python()
     except TrexUnavailable:
-        done = subprocess.run(["sh", str(REPO_ROOT / "replay" / "trex-env" / "setup.sh")], capture_output=True, text=True)
+        done = subprocess.run(
+            ["sh", str(REPO_ROOT / "replay" / "trex-env" / "setup.sh")], capture_output=True, text=True
+        )
         if done.returncode != 0:
             reason = (done.stderr.strip() or done.stdout.strip()).splitlines()[-1:] or ["unknown error"]
             print(f"SKIPPED (lbr-trex-client cannot be installed: {reason[0]})")
@@ -218,6 +264,7 @@ def trex():
 
 
 # ---------------------------------------------------------------- with the real TRex client
+
 
 def _lengths(stream):
     """(frame length without FCS, IP total length) of a stream's packet."""
@@ -251,10 +298,17 @@ def test_stl_profile_loads_round_trips_and_matches_the_model(trex, real_model, t
         # Oracle: the model's traffic share of this class x load x port rate.
         assert bits == pytest.approx(shares[scope][direction] * 0.9 * 1e10, rel=1e-9)
         ops = [i["type"] for i in st["vm"]["instructions"]]
-        assert ops == ["flow_var", "tuple_flow_var", "write_flow_var", "write_flow_var", "write_flow_var",
-                       "fix_checksum_hw"]
-    assert {c["pg_id"] for c in plan["classes"]} == {s["flow_stats"]["stream_id"] for s in streams.values()
-                                                     if s["flow_stats"]["enabled"]}
+        assert ops == [
+            "flow_var",
+            "tuple_flow_var",
+            "write_flow_var",
+            "write_flow_var",
+            "write_flow_var",
+            "fix_checksum_hw",
+        ]
+    assert {c["pg_id"] for c in plan["classes"]} == {
+        s["flow_stats"]["stream_id"] for s in streams.values() if s["flow_stats"]["enabled"]
+    }
     # Tunables select classes.
     first = plan["classes"][0]["name"]
     only = check_profile(profile, "stl", tunables=[f"--classes={first}"])
@@ -308,8 +362,10 @@ def test_astf_profile_programs_follow_the_plan_and_the_model(trex, real_model, t
     # a warm-up is a decile interval of the model's warm-up distribution.
     for g in plan["scopes"]:
         apps = real_model["apps"][g["scope"]]
-        deciles = {side: np.interp(np.arange(11) / 10, apps[side]["warmup_s"]["p"], apps[side]["warmup_s"]["v"])
-                   for side in ("orig", "resp")}
+        deciles = {
+            side: np.interp(np.arange(11) / 10, apps[side]["warmup_s"]["p"], apps[side]["warmup_s"]["v"])
+            for side in ("orig", "resp")
+        }
         for t in g["templates"]:
             for side, prog in (("orig", t["client"]), ("resp", t["server"])):
                 trains = set(apps[side]["train_size_pkts"]["values"])
@@ -342,9 +398,22 @@ def test_cli_writes_checks_and_skips_without_a_server(trex, real_model, tmp_path
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    done = subprocess.run([str(trex), str(Path(P.__file__).with_name("run_remote.py")), str(tmp_path / "lab_stl.py"),
-                           "--server", "127.0.0.1", "--sync-port", str(port), "--kind", "stl"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [
+            str(trex),
+            str(Path(P.__file__).with_name("run_remote.py")),
+            str(tmp_path / "lab_stl.py"),
+            "--server",
+            "127.0.0.1",
+            "--sync-port",
+            str(port),
+            "--kind",
+            "stl",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 77, done.stderr
     assert done.stdout.startswith(f"SKIPPED (no TRex server: 127.0.0.1:{port}: ")
     print(done.stdout.strip())
@@ -366,9 +435,22 @@ def test_run_remote_fails_loudly_when_the_address_is_not_trex(trex, tmp_path):
         listener.bind(("127.0.0.1", 0))
         listener.listen(4)
         port = listener.getsockname()[1]
-        done = subprocess.run([str(trex), str(Path(P.__file__).with_name("run_remote.py")), str(tmp_path / "lab_stl.py"),
-                               "--server", "127.0.0.1", "--sync-port", str(port), "--kind", "stl"],
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [
+                str(trex),
+                str(Path(P.__file__).with_name("run_remote.py")),
+                str(tmp_path / "lab_stl.py"),
+                "--server",
+                "127.0.0.1",
+                "--sync-port",
+                str(port),
+                "--kind",
+                "stl",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert done.returncode == 1
     assert "SKIPPED" not in done.stdout
     assert done.stderr.startswith("FAILED (TRexError:"), done.stderr

@@ -15,9 +15,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from . import __version__
 
@@ -143,8 +143,10 @@ def build_parser(available: dict[str, Callable[[list[str]], int]]) -> argparse.A
         prog="tracelab",
         usage="tracelab [--version] COMMAND [ARGS...]",
         description="Traffic trace analysis and replay.",
-        epilog="commands:\n" + "\n".join(lines)
-        + "\n\nexamples:\n" + "\n".join(examples)
+        epilog="commands:\n"
+        + "\n".join(lines)
+        + "\n\nexamples:\n"
+        + "\n".join(examples)
         + "\n\nRun `tracelab COMMAND --help` for a command's options.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -37,8 +36,14 @@ def main(argv: list[str]) -> int:
         epilog=EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("-o", "--output", type=Path, default=Path("out/demo"), metavar="DIR",
-                   help="where every step writes (default out/demo)")
+    p.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=Path("out/demo"),
+        metavar="DIR",
+        help="where every step writes (default out/demo)",
+    )
     p.add_argument("--trace", type=Path, default=DEMO_TRACE, help="another trace instead of the bundled one")
     p.add_argument("--local", default=DEMO_LOCAL, metavar="CIDR[,CIDR...]", help="enterprise networks")
     args = p.parse_args(argv)
@@ -80,8 +85,22 @@ def main(argv: list[str]) -> int:
             ("qtl", "mtqqtl(capacity=300)", ["--class", "all:100us,qtl=100us"]),
         ):
             step(f"3. replay the trace through {element} at 10 Gb/s (tracelab replay run)")
-            status = replay(["run", "--pcap", str(args.trace), "--element", element, "--rate", "10G",
-                             "--load", "0.9", *extra, "-o", str(out / "replay" / name)])
+            status = replay(
+                [
+                    "run",
+                    "--pcap",
+                    str(args.trace),
+                    "--element",
+                    element,
+                    "--rate",
+                    "10G",
+                    "--load",
+                    "0.9",
+                    *extra,
+                    "-o",
+                    str(out / "replay" / name),
+                ]
+            )
             if status != 0:
                 print(f"tracelab demo: the replay step failed (exit {status})", file=sys.stderr)
                 return status
@@ -105,11 +124,13 @@ def main(argv: list[str]) -> int:
             return status
 
     step("done")
-    print(f"outputs under {out}/: profile/ (Parquet, conn.log, summary.json)"
-          + (", trace.model.json" if model_path.exists() else "")
-          + (", replay/" if (out / "replay").exists() else "")
-          + (", report/index.html" if (out / "report" / "index.html").exists() else "")
-          + (", trex/" if (out / "trex").exists() else ""))
+    print(
+        f"outputs under {out}/: profile/ (Parquet, conn.log, summary.json)"
+        + (", trace.model.json" if model_path.exists() else "")
+        + (", replay/" if (out / "replay").exists() else "")
+        + (", report/index.html" if (out / "report" / "index.html").exists() else "")
+        + (", trex/" if (out / "trex").exists() else "")
+    )
     return 0
 
 

@@ -11,20 +11,20 @@
 CLICK_DECLS
 
 // Not `using namespace tracelab`: tracelab::Packet would clash with Click's.
-using tracelab::Batch;
 using tracelab::BasiCQ;
 using tracelab::BasiCQConfig;
+using tracelab::Batch;
 using tracelab::ChuMQ;
 using tracelab::ChuMQConfig;
+using tracelab::ChunkStats;
 using tracelab::ChuTQ;
 using tracelab::ChuTQConfig;
 using tracelab::ChuTQPolicy;
-using tracelab::ChunkStats;
 using tracelab::DropReason;
-using tracelab::Time;
 using tracelab::kMicrosecond;
 using tracelab::kNanosecond;
 using tracelab::kNever;
+using tracelab::Time;
 namespace jg = tracelab::jg;
 
 static constexpr Time kChunkTimeUnit = 10 * kNanosecond;  // chunk_format.hh
@@ -37,8 +37,7 @@ void* TLChunkQueue::cast(const char* name) {
   return Element::cast(name);
 }
 
-static int parse_us_list(const String& s, Vector<Time>& out, const char* what, Element* e,
-                         ErrorHandler* errh) {
+static int parse_us_list(const String& s, Vector<Time>& out, const char* what, Element* e, ErrorHandler* errh) {
   out.clear();
   Vector<String> words;
   cp_spacevec(cp_unquote(s), words);
@@ -52,8 +51,7 @@ static int parse_us_list(const String& s, Vector<Time>& out, const char* what, E
 
 int TLChunkQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   _scheme = "chutq";
-  String timers = "50 100 200", budgets = "50 100 200", policy = "dcf", expired = "first",
-         contention = "timer_first";
+  String timers = "50 100 200", budgets = "50 100 200", policy = "dcf", expired = "first", contention = "timer_first";
   if (Args(conf, this, errh)
           .read_p("SCHEME", WordArg(), _scheme)
           .read("TIMERS", AnyArg(), timers)
@@ -140,9 +138,7 @@ void TLChunkQueue::cleanup(CleanupStage) {
 void TLChunkQueue::on_drop(const tracelab::Packet& p, DropReason, Time) { _handles.drop(p.handle); }
 
 // Wake the puller now if a chunk is ready, else at the next timer expiry.
-void TLChunkQueue::arm(Time now) {
-  tl_arm(_core->next_ready(now), now, _timer, _notifier);
-}
+void TLChunkQueue::arm(Time now) { tl_arm(_core->next_ready(now), now, _timer, _notifier); }
 
 void TLChunkQueue::push(int, Packet* p) {
   const Time now = tl_now_ps();
@@ -203,19 +199,28 @@ enum { h_length, h_highwater, h_drops, h_violations, h_chunks, h_mean, h_flows, 
 
 String TLChunkQueue::read_handler(Element* e, void* thunk) {
   TLChunkQueue* q = static_cast<TLChunkQueue*>(e);
-  const ChunkStats& st = q->_scheme == "basicq" ? static_cast<BasiCQ*>(q->_core)->stats()
+  const ChunkStats& st = q->_scheme == "basicq"  ? static_cast<BasiCQ*>(q->_core)->stats()
                          : q->_scheme == "chumq" ? static_cast<ChuMQ*>(q->_core)->stats()
                                                  : static_cast<ChuTQ*>(q->_core)->stats();
   switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_length: return String(q->_core->length_packets());
-    case h_highwater: return String(q->_core->counters().highwater_packets);
-    case h_drops: return String(q->_core->counters().dropped_total() - q->_base_drops);
-    case h_violations: return String(st.violations - q->_base_viol);
-    case h_chunks: return String(st.chunks - q->_base_chunks);
-    case h_mean: return String(st.mean_chunk_bytes());
-    case h_flows: return String(0);
-    case h_lost: return String(q->_lost_chunks);
-    case h_excess: return String(static_cast<int64_t>(st.max_excess));
+    case h_length:
+      return String(q->_core->length_packets());
+    case h_highwater:
+      return String(q->_core->counters().highwater_packets);
+    case h_drops:
+      return String(q->_core->counters().dropped_total() - q->_base_drops);
+    case h_violations:
+      return String(st.violations - q->_base_viol);
+    case h_chunks:
+      return String(st.chunks - q->_base_chunks);
+    case h_mean:
+      return String(st.mean_chunk_bytes());
+    case h_flows:
+      return String(0);
+    case h_lost:
+      return String(q->_lost_chunks);
+    case h_excess:
+      return String(static_cast<int64_t>(st.max_excess));
   }
   return String();
 }
@@ -224,7 +229,7 @@ int TLChunkQueue::write_handler(const String&, Element* e, void*, ErrorHandler*)
   TLChunkQueue* q = static_cast<TLChunkQueue*>(e);
   q->_base_drops = q->_core->counters().dropped_total();
   q->_base_viol = q->violations();
-  q->_base_chunks = q->_scheme == "basicq" ? static_cast<BasiCQ*>(q->_core)->stats().chunks
+  q->_base_chunks = q->_scheme == "basicq"  ? static_cast<BasiCQ*>(q->_core)->stats().chunks
                     : q->_scheme == "chumq" ? static_cast<ChuMQ*>(q->_core)->stats().chunks
                                             : static_cast<ChuTQ*>(q->_core)->stats().chunks;
   return 0;

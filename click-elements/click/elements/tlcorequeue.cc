@@ -57,10 +57,8 @@ void TLCoreQueue::push(int, Packet* p) {
   tracelab::Packet cp;
   cp.handle = _handles.put(p);
   cp.arrival = now;
-  if (p->has_network_header())
-    tracelab::describe_ipv4(p->network_header(), p->end_data() - p->network_header(), cp);
-  else
-    cp.length = p->length();
+  if (p->has_network_header()) tracelab::describe_ipv4(p->network_header(), p->end_data() - p->network_header(), cp);
+  else cp.length = p->length();
   _core->enqueue(cp, now);
   _handles.flush_drops(this, 1);
   if (_core->length_packets()) _notifier.wake();
@@ -83,18 +81,25 @@ String TLCoreQueue::read_handler(Element* e, void* thunk) {
   const tracelab::Counters& c = q->_core->counters();
   auto since = [&](DropReason r) { return c.dropped[int(r)] - q->_base_drops[int(r)]; };
   switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_length: return String(q->_core->length_packets());
-    case h_highwater: return String(c.highwater_packets);
+    case h_length:
+      return String(q->_core->length_packets());
+    case h_highwater:
+      return String(c.highwater_packets);
     case h_drops: {
       uint64_t s = 0;
       for (int r = 0; r < int(DropReason::kCount); ++r) s += since(DropReason(r));
       return String(s);
     }
-    case h_full: return String(since(DropReason::kBufferFull));
-    case h_pushed: return String(since(DropReason::kPushedOut));
-    case h_served: return String(c.served - q->_base_served);
-    case h_flows: return String(q->flows());
-    case h_flows_hw: return String(q->flows_highwater());
+    case h_full:
+      return String(since(DropReason::kBufferFull));
+    case h_pushed:
+      return String(since(DropReason::kPushedOut));
+    case h_served:
+      return String(c.served - q->_base_served);
+    case h_flows:
+      return String(q->flows());
+    case h_flows_hw:
+      return String(q->flows_highwater());
   }
   return String();
 }

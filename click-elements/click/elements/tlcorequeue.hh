@@ -147,9 +147,13 @@ class TLCoreQueue : public Element, public tracelab::DropSink {
 // sorted cores' (LasConfig, ...) `buffer`.
 inline tracelab::BufferConfig& tl_buffer_of(tracelab::BufferConfig& c) { return c; }
 template <typename Config>
-auto tl_buffer_of(Config& c) -> decltype((c.queue.buffer)) { return c.queue.buffer; }
+auto tl_buffer_of(Config& c) -> decltype((c.queue.buffer)) {
+  return c.queue.buffer;
+}
 template <typename Config>
-auto tl_buffer_of(Config& c) -> decltype((c.buffer)) { return c.buffer; }
+auto tl_buffer_of(Config& c) -> decltype((c.buffer)) {
+  return c.buffer;
+}
 
 // Whether a core keeps a flow table (has flows() and flows_highwater()).
 template <typename Core, typename = void>

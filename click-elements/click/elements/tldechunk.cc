@@ -11,8 +11,7 @@ int TLDechunk::configure(Vector<String>& conf, ErrorHandler* errh) {
 
 void TLDechunk::push(int, Packet* p) {
   const tracelab::Dechunker d(false, 1);
-  const tracelab::SplitResult r =
-      d.split(p->data(), p->length(), 0, _split, sizeof(_split) / sizeof(_split[0]));
+  const tracelab::SplitResult r = d.split(p->data(), p->length(), 0, _split, sizeof(_split) / sizeof(_split[0]));
   if (r.error != tracelab::jg::FormatError::kOk) {
     ++_malformed;
     checked_output_push(1, p);
@@ -34,9 +33,12 @@ enum { h_packets, h_missing, h_malformed, h_reset };
 String TLDechunk::read_handler(Element* e, void* thunk) {
   TLDechunk* d = static_cast<TLDechunk*>(e);
   switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_packets: return String(d->_packets);
-    case h_missing: return String(d->_missing);
-    case h_malformed: return String(d->_malformed);
+    case h_packets:
+      return String(d->_packets);
+    case h_missing:
+      return String(d->_missing);
+    case h_malformed:
+      return String(d->_malformed);
   }
   return String();
 }

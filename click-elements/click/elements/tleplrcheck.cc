@@ -70,11 +70,16 @@ String TLEplrCheck::read_handler(Element* e, void* thunk) {
     sa << g << ' ' << m.sent(g) << ' ' << m.received(g) << ' ' << m.late(g) << ' ' << m.eplr_at_receiver(g) << '\n';
   }
   switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_sent: return String(sent);
-    case h_received: return String(received);
-    case h_late: return String(late);
-    case h_eplr: return sa.take_string();
-    case h_worst: return String(worst);
+    case h_sent:
+      return String(sent);
+    case h_received:
+      return String(received);
+    case h_late:
+      return String(late);
+    case h_eplr:
+      return sa.take_string();
+    case h_worst:
+      return String(worst);
   }
   return String();
 }

@@ -10,8 +10,7 @@ CLICK_DECLS
 TLExactUnqueue::TLExactUnqueue() : _task(this), _timer(this) {}
 
 int TLExactUnqueue::configure(Vector<String>& conf, ErrorHandler* errh) {
-  if (Args(conf, this, errh).read_mp("RATE", _rate).read("EXTRA", _extra).complete() < 0)
-    return -1;
+  if (Args(conf, this, errh).read_mp("RATE", _rate).read("EXTRA", _extra).complete() < 0) return -1;
   if (_rate == 0) return errh->error("RATE must be positive (bits per second)");
   return 0;
 }
@@ -64,10 +63,14 @@ enum { h_count, h_bytes, h_busy, h_span, h_reset };
 String TLExactUnqueue::read_handler(Element* e, void* thunk) {
   TLExactUnqueue* u = static_cast<TLExactUnqueue*>(e);
   switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_count: return String(u->_link->packets() - u->_base_packets);
-    case h_bytes: return String(u->_link->bytes() - u->_base_bytes);
-    case h_busy: return String(static_cast<int64_t>(u->_link->busy_until()));
-    case h_span: return String(static_cast<int64_t>(u->_link->busy_until() - u->_first));
+    case h_count:
+      return String(u->_link->packets() - u->_base_packets);
+    case h_bytes:
+      return String(u->_link->bytes() - u->_base_bytes);
+    case h_busy:
+      return String(static_cast<int64_t>(u->_link->busy_until()));
+    case h_span:
+      return String(static_cast<int64_t>(u->_link->busy_until() - u->_first));
   }
   return String();
 }

@@ -50,9 +50,7 @@ void TLJumboGenDecap::cleanup(CleanupStage) {
 
 void TLJumboGenDecap::on_drop(const tracelab::Packet& p, tracelab::DropReason, Time) { _handles.drop(p.handle); }
 
-void TLJumboGenDecap::arm(Time now) {
-  tl_arm(_core->next_ready(now), now, _timer, _notifier);
-}
+void TLJumboGenDecap::arm(Time now) { tl_arm(_core->next_ready(now), now, _timer, _notifier); }
 
 void TLJumboGenDecap::hold(Packet* p, Time release, Time now) {
   tracelab::Packet cp;
@@ -92,8 +90,8 @@ void TLJumboGenDecap::push(int, Packet* p) {
       continue;
     }
     uint8_t* ip = q->data();
-    const bool inner_v4 = q->length() >= 20 && (ip[0] >> 4) == 4 && (ip[0] & 0x0F) >= 5 &&
-                          (ip[0] & 0x0F) * 4u <= q->length();
+    const bool inner_v4 =
+        q->length() >= 20 && (ip[0] >> 4) == 4 && (ip[0] & 0x0F) >= 5 && (ip[0] & 0x0F) * 4u <= q->length();
     if (_ecn && r.missing && inner_v4 && ((ip[1] & 3) == 1 || (ip[1] & 3) == 2)) {
       ip[1] |= 3;
       jg::wr16(ip + 10, 0);
@@ -128,15 +126,24 @@ enum { h_length, h_highwater, h_drops, h_grams, h_packets, h_passed, h_missing, 
 String TLJumboGenDecap::read_handler(Element* e, void* thunk) {
   TLJumboGenDecap* u = static_cast<TLJumboGenDecap*>(e);
   switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_length: return String(u->_core->length_packets());
-    case h_highwater: return String(u->_core->counters().highwater_packets);
-    case h_drops: return String(u->_core->counters().dropped_total() - u->_base_drops + u->_lost);
-    case h_grams: return String(u->_grams);
-    case h_packets: return String(u->_packets);
-    case h_passed: return String(u->_passed);
-    case h_missing: return String(u->_missing);
-    case h_ce: return String(u->_ce);
-    case h_malformed: return String(u->_malformed);
+    case h_length:
+      return String(u->_core->length_packets());
+    case h_highwater:
+      return String(u->_core->counters().highwater_packets);
+    case h_drops:
+      return String(u->_core->counters().dropped_total() - u->_base_drops + u->_lost);
+    case h_grams:
+      return String(u->_grams);
+    case h_packets:
+      return String(u->_packets);
+    case h_passed:
+      return String(u->_passed);
+    case h_missing:
+      return String(u->_missing);
+    case h_ce:
+      return String(u->_ce);
+    case h_malformed:
+      return String(u->_malformed);
   }
   return String();
 }

@@ -78,9 +78,7 @@ void TLJumboGenEncap::cleanup(CleanupStage) {
 void TLJumboGenEncap::on_drop(const tracelab::Packet& p, tracelab::DropReason, Time) { _handles.drop(p.handle); }
 
 // Wake the puller now if a JumboGram is released, else at the next JFET expiry.
-void TLJumboGenEncap::arm(Time now) {
-  tl_arm(_core->next_ready(now), now, _timer, _notifier);
-}
+void TLJumboGenEncap::arm(Time now) { tl_arm(_core->next_ready(now), now, _timer, _notifier); }
 
 void TLJumboGenEncap::push(int, Packet* p) {
   const Time now = tl_now_ps();
@@ -122,10 +120,10 @@ Packet* TLJumboGenEncap::pull(int) {
   if (out) {
     uint8_t* o = out->data();
     memcpy(o, _refs[0].data, kOuterHeader);
-    o[0] = 0x45;                                  // no options
+    o[0] = 0x45;                                        // no options
     o[1] = static_cast<uint8_t>((o[1] & 0xFC) | 0x02);  // keep DSCP, ECT(0)
     jg::wr16(o + 2, static_cast<uint16_t>(b.wire_bytes));
-    jg::wr16(o + 6, 0);                           // no fragment bits
+    jg::wr16(o + 6, 0);  // no fragment bits
     o[9] = _proto;
     jg::wr16(o + 10, 0);
     jg::wr16(o + 10, jg::internet_checksum(o, kOuterHeader));
@@ -156,19 +154,28 @@ String TLJumboGenEncap::read_handler(Element* e, void* thunk) {
   const tracelab::JumboGenStats& s = q->_core->stats();
   const tracelab::JumboGenStats& b = q->_base_stats;
   switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_length: return String(q->_core->length_packets());
-    case h_highwater: return String(q->_core->counters().highwater_packets);
-    case h_drops: return String(q->_core->counters().dropped_total() - q->_base_counters.dropped_total() + q->_lost);
-    case h_no_queue: return String(s.no_queue - b.no_queue);
-    case h_oversize: return String(s.oversize - b.oversize);
-    case h_not_ipv4: return String(q->_not_ipv4);
-    case h_grams: return String(s.jumbograms - b.jumbograms);
-    case h_encap: return String(s.encapsulated - b.encapsulated);
+    case h_length:
+      return String(q->_core->length_packets());
+    case h_highwater:
+      return String(q->_core->counters().highwater_packets);
+    case h_drops:
+      return String(q->_core->counters().dropped_total() - q->_base_counters.dropped_total() + q->_lost);
+    case h_no_queue:
+      return String(s.no_queue - b.no_queue);
+    case h_oversize:
+      return String(s.oversize - b.oversize);
+    case h_not_ipv4:
+      return String(q->_not_ipv4);
+    case h_grams:
+      return String(s.jumbograms - b.jumbograms);
+    case h_encap:
+      return String(s.encapsulated - b.encapsulated);
     case h_mean: {
       const uint64_t n = s.jumbograms - b.jumbograms;
       return String(n ? double(s.wire_bytes - b.wire_bytes) / double(n) : 0.0);
     }
-    case h_full: return String(s.full_closes - b.full_closes);
+    case h_full:
+      return String(s.full_closes - b.full_closes);
     case h_wait: {
       const uint64_t n = s.encapsulated - b.encapsulated;
       return String(n ? double(s.wait_total - b.wait_total) / double(n) / double(tracelab::kNanosecond) : 0.0);

@@ -110,7 +110,20 @@ Packet* TLJumboGenRed::pull(int) {
   return _handles.take(store[0].handle);
 }
 
-enum { h_length, h_units, h_highwater, h_drops, h_red, h_full, h_grams, h_selected, h_partial, h_malformed, h_avg, h_frac };
+enum {
+  h_length,
+  h_units,
+  h_highwater,
+  h_drops,
+  h_red,
+  h_full,
+  h_grams,
+  h_selected,
+  h_partial,
+  h_malformed,
+  h_avg,
+  h_frac
+};
 
 String TLJumboGenRed::read_handler(Element* e, void* thunk) {
   TLJumboGenRed* q = static_cast<TLJumboGenRed*>(e);
@@ -119,18 +132,30 @@ String TLJumboGenRed::read_handler(Element* e, void* thunk) {
   const tracelab::JumboRedStats& b = q->_base_stats;
   auto since = [&](DropReason r) { return c.dropped[int(r)] - q->_base_counters.dropped[int(r)]; };
   switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_length: return String(q->_core->length_packets());
-    case h_units: return String(q->_core->length_units());
-    case h_highwater: return String(c.highwater_packets);
-    case h_drops: return String(c.dropped_total() - q->_base_counters.dropped_total());
-    case h_red: return String(since(DropReason::kEarlyDiscard));
-    case h_full: return String(since(DropReason::kBufferFull));
-    case h_grams: return String(s.jumbograms - b.jumbograms);
-    case h_selected: return String(s.selected - b.selected);
-    case h_partial: return String(s.partial_dropped - b.partial_dropped);
-    case h_malformed: return String(s.malformed - b.malformed);
-    case h_avg: return String(s.avg);
-    case h_frac: return String(s.jg_fraction);
+    case h_length:
+      return String(q->_core->length_packets());
+    case h_units:
+      return String(q->_core->length_units());
+    case h_highwater:
+      return String(c.highwater_packets);
+    case h_drops:
+      return String(c.dropped_total() - q->_base_counters.dropped_total());
+    case h_red:
+      return String(since(DropReason::kEarlyDiscard));
+    case h_full:
+      return String(since(DropReason::kBufferFull));
+    case h_grams:
+      return String(s.jumbograms - b.jumbograms);
+    case h_selected:
+      return String(s.selected - b.selected);
+    case h_partial:
+      return String(s.partial_dropped - b.partial_dropped);
+    case h_malformed:
+      return String(s.malformed - b.malformed);
+    case h_avg:
+      return String(s.avg);
+    case h_frac:
+      return String(s.jg_fraction);
   }
   return String();
 }

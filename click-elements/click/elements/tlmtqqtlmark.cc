@@ -67,8 +67,10 @@ String TLMtqQtlMark::read_handler(Element* e, void* thunk) {
   uint64_t total = 0;
   for (uint64_t n : m->_errors) total += n;
   switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_marked: return String(m->_marked);
-    case h_errors: return String(total);
+    case h_marked:
+      return String(m->_marked);
+    case h_errors:
+      return String(total);
     case h_reasons: {
       StringAccum sa;
       for (int r = int(mq::HeaderError::kTruncated); r <= int(mq::HeaderError::kNoRoom); ++r)

@@ -99,17 +99,28 @@ String TLMtqQtlQueue::read_handler(Element* e, void* thunk) {
   const tracelab::MtqQtlStats& s = q->_core->stats();
   const tracelab::MtqQtlStats& b = q->_base_stats;
   switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_length: return String(q->_core->length_packets());
-    case h_highwater: return String(c.highwater_packets);
-    case h_drops: return String(c.dropped_total() - q->_base_counters.dropped_total());
-    case h_overflow: return String(s.overflow_drops - b.overflow_drops);
-    case h_mtq: return String(s.mtq_drops - b.mtq_drops);
-    case h_qtl: return String(s.qtl_drops - b.qtl_drops);
-    case h_viol: return String(s.mtq_violations + s.qtl_violations - b.mtq_violations - b.qtl_violations);
-    case h_viol_mtq: return String(s.mtq_violations - b.mtq_violations);
-    case h_viol_qtl: return String(s.qtl_violations - b.qtl_violations);
-    case h_bad: return String(q->_bad_header);
-    case h_served: return String(c.served - q->_base_counters.served);
+    case h_length:
+      return String(q->_core->length_packets());
+    case h_highwater:
+      return String(c.highwater_packets);
+    case h_drops:
+      return String(c.dropped_total() - q->_base_counters.dropped_total());
+    case h_overflow:
+      return String(s.overflow_drops - b.overflow_drops);
+    case h_mtq:
+      return String(s.mtq_drops - b.mtq_drops);
+    case h_qtl:
+      return String(s.qtl_drops - b.qtl_drops);
+    case h_viol:
+      return String(s.mtq_violations + s.qtl_violations - b.mtq_violations - b.qtl_violations);
+    case h_viol_mtq:
+      return String(s.mtq_violations - b.mtq_violations);
+    case h_viol_qtl:
+      return String(s.qtl_violations - b.qtl_violations);
+    case h_bad:
+      return String(q->_bad_header);
+    case h_served:
+      return String(c.served - q->_base_counters.served);
   }
   return String();
 }

@@ -60,8 +60,8 @@ double cpu_seconds(int who) {
 void print_row(const std::string& label, uint64_t packets, double wall, double cpu, double seconds,
                const std::string& note = "") {
   std::printf("%-44s %12llu %10.3f %10.2f %8.2f %10.3f %8.2f%s\n", label.c_str(),
-              static_cast<unsigned long long>(packets), wall, static_cast<double>(packets) / wall / 1e6,
-              seconds / wall, cpu, seconds / cpu, note.c_str());
+              static_cast<unsigned long long>(packets), wall, static_cast<double>(packets) / wall / 1e6, seconds / wall,
+              cpu, seconds / cpu, note.c_str());
 }
 
 struct Outcome {
@@ -89,9 +89,9 @@ void write_stream(const std::string& path, uint64_t packets) {
   pcap_t* dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO);
   pcap_dumper_t* out = dead ? pcap_dump_open(dead, path.c_str()) : nullptr;
   if (!out) throw std::runtime_error("cannot write " + path + (dead ? ": " + std::string(pcap_geterr(dead)) : ""));
-  uint8_t f[78] = {0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00,  // Ethernet, IPv4
-                   0x45, 0, 0, 64, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,  // IPv4, 64 B, UDP
-                   0, 0, 0x16, 0x2e, 0, 44, 0, 0};                                      // UDP to 5678
+  uint8_t f[78] = {0x02, 0, 0,    0,    0, 2,  0x02, 0, 0,  0,  0, 1, 0x08, 0x00,                     // Ethernet, IPv4
+                   0x45, 0, 0,    64,   0, 0,  0,    0, 64, 17, 0, 0, 10,   0,    0, 1, 10, 0, 0, 2,  // IPv4, 64 B, UDP
+                   0,    0, 0x16, 0x2e, 0, 44, 0,    0};                                              // UDP to 5678
   uint32_t sum = 0;  // IPv4 header checksum: the ports vary, the IP header does not
   for (int i = 14; i < 34; i += 2) sum += (f[i] << 8) | f[i + 1];
   while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
@@ -158,8 +158,7 @@ void click_rows(const std::vector<std::string>& elements, double seconds) {
   const char* prefix = std::getenv("CLICKPREFIX");
   const char* package = std::getenv("TRACELAB_CLICK_PACKAGE");
   std::string skip;
-  if (!prefix || !is_file(std::string(prefix) + "/bin/click"))
-    skip = "no Click installation: set CLICKPREFIX";
+  if (!prefix || !is_file(std::string(prefix) + "/bin/click")) skip = "no Click installation: set CLICKPREFIX";
   else if (!package || !is_file(std::string(package) + "/tracelab.uo"))
     skip = "tracelab Click package not built: set TRACELAB_CLICK_PACKAGE";
   if (!skip.empty()) {
@@ -216,13 +215,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   const Time stop = static_cast<Time>(seconds * 1e12);
-  std::printf("%-44s %12s %10s %10s %8s %10s %8s\n", "element", "packets", "wall_s", "Mpps", "RTF", "cpu_s",
-              "RTF_cpu");
+  std::printf("%-44s %12s %10s %10s %8s %10s %8s\n", "element", "packets", "wall_s", "Mpps", "RTF", "cpu_s", "RTF_cpu");
   try {
     for (const std::string& element : elements) {
       // 64 B + 20 B overhead at 10 Gb/s: one packet every 67.2 ns, exactly.
-      const Outcome o = run_engine("cbr(interval=67200ps, size=64, flows=1000, stop=" + std::to_string(stop) + "ps)",
-                                   element, {});
+      const Outcome o =
+          run_engine("cbr(interval=67200ps, size=64, flows=1000, stop=" + std::to_string(stop) + "ps)", element, {});
       print_row(element, o.offered, o.wall, o.cpu, seconds);
     }
     click_rows(elements, seconds);

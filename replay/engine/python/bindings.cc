@@ -57,9 +57,9 @@ void check_keys(const py::dict& d, const std::set<std::string>& known, const std
   }
 }
 
-const std::set<std::string> kRunKeys = {"sources", "nodes", "classes", "seed", "until", "measure_from",
-                                        "measure_until", "router_pps", "out_pcap", "detail",
-                                        "max_delay_samples", "batch_capacity"};
+const std::set<std::string> kRunKeys = {"sources",  "nodes",        "classes",           "seed",
+                                        "until",    "measure_from", "measure_until",     "router_pps",
+                                        "out_pcap", "detail",       "max_delay_samples", "batch_capacity"};
 
 RunConfig to_config(const py::dict& d) {
   check_keys(d, kRunKeys, "config");
@@ -263,8 +263,7 @@ PYBIND11_MODULE(tracelab_engine, m) {
       },
       py::arg("config"), "Run one replay; returns the metrics as a dict.");
   m.def(
-      "check_element",
-      [](const std::string& spec, uint64_t rate) { make_core(spec, NodeContext{rate}); },
+      "check_element", [](const std::string& spec, uint64_t rate) { make_core(spec, NodeContext{rate}); },
       py::arg("spec"), py::arg("rate") = 10000000000ULL, "Raise SpecError if the element spec is not valid.");
   m.def("known_elements", [] {
     py::list l;

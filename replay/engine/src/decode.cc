@@ -13,7 +13,8 @@ constexpr int kDltNull = 0, kDltEthernet = 1, kDltRaw = 101, kDltRawAlt = 12, kD
 
 uint16_t be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
 uint32_t be32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) << 24 | static_cast<uint32_t>(p[1]) << 16 | static_cast<uint32_t>(p[2]) << 8 | p[3];
+  return static_cast<uint32_t>(p[0]) << 24 | static_cast<uint32_t>(p[1]) << 16 | static_cast<uint32_t>(p[2]) << 8 |
+         p[3];
 }
 
 uint64_t load64(const uint8_t* p) {
@@ -110,17 +111,21 @@ DecodeResult decode_ip(const uint8_t* p, uint32_t avail, uint32_t wire_avail, De
 
 const char* decode_result_name(DecodeResult r) {
   switch (r) {
-    case DecodeResult::kOk: return "ok";
-    case DecodeResult::kNonIp: return "non_ip";
-    case DecodeResult::kTruncated: return "truncated_header";
-    case DecodeResult::kBadIpHeader: return "bad_ip_header";
+    case DecodeResult::kOk:
+      return "ok";
+    case DecodeResult::kNonIp:
+      return "non_ip";
+    case DecodeResult::kTruncated:
+      return "truncated_header";
+    case DecodeResult::kBadIpHeader:
+      return "bad_ip_header";
   }
   return "unknown";
 }
 
 bool linktype_supported(int lt) {
-  return lt == kDltNull || lt == kDltEthernet || lt == kDltRaw || lt == kDltRawAlt || lt == kDltLoop ||
-         lt == kDltSll || lt == kDltIpv4 || lt == kDltIpv6 || lt == kDltSll2;
+  return lt == kDltNull || lt == kDltEthernet || lt == kDltRaw || lt == kDltRawAlt || lt == kDltLoop || lt == kDltSll ||
+         lt == kDltIpv4 || lt == kDltIpv6 || lt == kDltSll2;
 }
 
 DecodeResult decode_frame(int linktype, const uint8_t* data, uint32_t caplen, uint32_t wire_len, Decoded& d) {

@@ -16,18 +16,18 @@ enum class DecodeResult : uint8_t { kOk, kNonIp, kTruncated, kBadIpHeader };
 const char* decode_result_name(DecodeResult r);
 
 struct Decoded {
-  uint32_t ip_length = 0;       // IP total length (header + payload)
+  uint32_t ip_length = 0;  // IP total length (header + payload)
   uint8_t ip_version = 0;
   uint8_t dscp = 0;
   uint8_t proto = 0;
-  uint8_t tcp_flags = 0;        // raw TCP flag byte
-  bool has_ports = false;       // TCP/UDP first fragment
+  uint8_t tcp_flags = 0;   // raw TCP flag byte
+  bool has_ports = false;  // TCP/UDP first fragment
   uint16_t sport = 0, dport = 0;
   uint32_t tcp_seq = 0, tcp_ack = 0;
   uint32_t tcp_payload = 0;
   uint8_t src[16] = {0}, dst[16] = {0};  // IPv4 in the first 4 bytes
-  uint64_t flow_hash = 0;       // direction-dependent 5-tuple hash
-  uint64_t conn_hash = 0;       // the same in both directions
+  uint64_t flow_hash = 0;                // direction-dependent 5-tuple hash
+  uint64_t conn_hash = 0;                // the same in both directions
 };
 
 // Decodes one captured frame of `linktype`; `wire_len` is the frame's length

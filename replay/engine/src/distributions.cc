@@ -134,10 +134,12 @@ Distribution Distribution::parse(std::string_view text, Unit unit, const std::st
     double total = 0, weighted = 0;
     for (std::string_view arg : args) {
       const size_t colon = arg.find(':');
-      if (colon == std::string_view::npos) throw SpecError(what + ": hist items are value:count, got '" + std::string(arg) + "'");
+      if (colon == std::string_view::npos)
+        throw SpecError(what + ": hist items are value:count, got '" + std::string(arg) + "'");
       const double v = parse_quantity(trim(arg.substr(0, colon)), unit, what);
       uint64_t c = 0;
-      if (!parse_count(trim(arg.substr(colon + 1)), c)) throw SpecError(what + ": bad count in '" + std::string(arg) + "'");
+      if (!parse_count(trim(arg.substr(colon + 1)), c))
+        throw SpecError(what + ": bad count in '" + std::string(arg) + "'");
       if (c == 0) continue;
       if (!d.values_.empty() && v <= d.values_.back()) throw SpecError(what + ": hist values must ascend");
       total += static_cast<double>(c);
@@ -167,9 +169,7 @@ Distribution Distribution::parse(std::string_view text, Unit unit, const std::st
   return d;
 }
 
-double Distribution::sample(SourceRng& rng) const {
-  return factor_ == 1 ? raw_sample(rng) : factor_ * raw_sample(rng);
-}
+double Distribution::sample(SourceRng& rng) const { return factor_ == 1 ? raw_sample(rng) : factor_ * raw_sample(rng); }
 
 double Distribution::raw_sample(SourceRng& rng) const {
   switch (kind_) {

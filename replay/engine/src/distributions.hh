@@ -44,15 +44,25 @@ class Distribution {
   const std::string& text() const { return text_; }
 
  private:
-  enum class Kind { kConst, kExp, kPareto, kBoundedPareto, kBoundedZipf, kUniform, kLogNormal, kWeibull,
-                    kHistogram, kQuantiles };
+  enum class Kind {
+    kConst,
+    kExp,
+    kPareto,
+    kBoundedPareto,
+    kBoundedZipf,
+    kUniform,
+    kLogNormal,
+    kWeibull,
+    kHistogram,
+    kQuantiles
+  };
   double raw_sample(SourceRng& rng) const;
   Kind kind_ = Kind::kConst;
   double a_ = 0, b_ = 0, c_ = 0;  // parameters, meaning by kind
   double mean_ = 0;               // before factor_
   double factor_ = 1;
-  std::vector<double> cdf_;        // bounded Zipf, histogram: cumulative probabilities
-  std::vector<double> values_;     // histogram values; quantiles at 0, 1/N, ..., 1
+  std::vector<double> cdf_;     // bounded Zipf, histogram: cumulative probabilities
+  std::vector<double> values_;  // histogram values; quantiles at 0, 1/N, ..., 1
   std::string text_;
 };
 

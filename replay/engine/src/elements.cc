@@ -27,8 +27,9 @@ BufferConfig buffer_config(Spec& s, const NodeContext& node, uint64_t default_ca
                                       {{"packets", Granularity::kPackets}, {"bytes", Granularity::kBytes}});
   b.capacity = b.granularity == Granularity::kPackets ? s.count("capacity", default_capacity)
                                                       : s.bytes("capacity", default_capacity * 1500);
-  b.full_test = choice<FullTest>(s, "full_test", "would_overflow",
-                                 {{"would_overflow", FullTest::kWouldOverflow}, {"already_full", FullTest::kAlreadyFull}});
+  b.full_test =
+      choice<FullTest>(s, "full_test", "would_overflow",
+                       {{"would_overflow", FullTest::kWouldOverflow}, {"already_full", FullTest::kAlreadyFull}});
   b.min_packet_bytes = static_cast<uint32_t>(s.bytes("min_packet", b.min_packet_bytes));
   if (b.min_packet_bytes == 0) bad(s, "min_packet must be at least 1 byte");
   // in_service=1: the packet on the wire stays counted in the buffer until
@@ -103,7 +104,8 @@ BuiltCore build_ncq(Spec& s, const NodeContext& n, NcqVariant v) {
   c.size_thresh2 = static_cast<uint32_t>(s.bytes("size_thresh2", c.size_thresh2));
   c.ncqthresh1 = s.real("ncqthresh", c.ncqthresh1);
   c.alpha = s.real("alpha", c.alpha);
-  c.tiny_rate = choice<TinyRate>(s, "tiny_rate", "favored", {{"favored", TinyRate::kFavored}, {"incoming", TinyRate::kIncoming}});
+  c.tiny_rate =
+      choice<TinyRate>(s, "tiny_rate", "favored", {{"favored", TinyRate::kFavored}, {"incoming", TinyRate::kIncoming}});
   c.favor_pure_acks = s.flag("favor_acks", false);
   return plain<NcqCore>(c);
 }
@@ -114,7 +116,8 @@ struct Builder {
   BuiltCore (*build)(Spec&, const NodeContext&);
 };
 
-#define BUFFER_PARAMS "capacity=300, granularity=packets|bytes, full_test=would_overflow|already_full, min_packet=40, in_service=0"
+#define BUFFER_PARAMS \
+  "capacity=300, granularity=packets|bytes, full_test=would_overflow|already_full, min_packet=40, in_service=0"
 #define TWO_LEVEL_PARAMS BUFFER_PARAMS ", push_out=1, precheck=0, high=fifo|las, low=fifo|las"
 #define FLOW_PARAMS "max_flows=65536, gc=5s, idle=30s"
 
@@ -143,7 +146,9 @@ const Builder kBuilders[] = {
        c.flows = flow_state(s);
        return with_table<SiftCore>(c);
      }},
-    {"xprotect", "xprotect(p_ins=0.01, th=30000 bytes, count_inserting=1, seed=1, " FLOW_PARAMS ", " TWO_LEVEL_PARAMS "): X-Protect (§2.6)",
+    {"xprotect",
+     "xprotect(p_ins=0.01, th=30000 bytes, count_inserting=1, seed=1, " FLOW_PARAMS ", " TWO_LEVEL_PARAMS
+     "): X-Protect (§2.6)",
      [](Spec& s, const NodeContext& n) {
        XProtectConfig c;
        c.queue = two_level(s, n);
@@ -177,13 +182,18 @@ const Builder kBuilders[] = {
      }},
     {"ncq", "ncq(size_thresh=150, ncqthresh=0.05, capacity=100, ...): NCQ (§4)",
      [](Spec& s, const NodeContext& n) { return build_ncq(s, n, NcqVariant::kNcq); }},
-    {"ncqplus", "ncqplus(size_thresh1=64, size_thresh2=150, ncqthresh=0.05, alpha=0.1, tiny_rate=favored|incoming, favor_acks=0, capacity=100, ...): NCQ+ (§4)",
+    {"ncqplus",
+     "ncqplus(size_thresh1=64, size_thresh2=150, ncqthresh=0.05, alpha=0.1, tiny_rate=favored|incoming, favor_acks=0, "
+     "capacity=100, ...): NCQ+ (§4)",
      [](Spec& s, const NodeContext& n) { return build_ncq(s, n, NcqVariant::kNcqPlus); }},
-    {"basicq", "basicq(mtu=9000, shim=1, capacity=16384 packets): BasiCQ chunking (§6.3)",
-     detail::build_basicq},
-    {"chumq", "chumq(timers=50us/100us/200us, mtu=9000, shim=1, cea=0, restart=head|now, contention=timer_first|priority|fifo, capacity=16384): ChuMQ (§6.4, §6.6)",
+    {"basicq", "basicq(mtu=9000, shim=1, capacity=16384 packets): BasiCQ chunking (§6.3)", detail::build_basicq},
+    {"chumq",
+     "chumq(timers=50us/100us/200us, mtu=9000, shim=1, cea=0, restart=head|now, contention=timer_first|priority|fifo, "
+     "capacity=16384): ChuMQ (§6.4, §6.6)",
      detail::build_chumq},
-    {"chutq", "chutq(policy=dcf|tpf|cef, timers=50us/100us/200us, mtu=9000, shim=1, cea=0, expired=first|last, capacity=16384): ChuTQ (§6.5, §6.6)",
+    {"chutq",
+     "chutq(policy=dcf|tpf|cef, timers=50us/100us/200us, mtu=9000, shim=1, cea=0, expired=first|last, capacity=16384): "
+     "ChuTQ (§6.5, §6.6)",
      detail::build_chutq},
     {"mtqqtl", "mtqqtl(capacity=200, in_service=0): drop-tail FIFO with MTQ/QTL early discard (§7)",
      detail::build_mtqqtl},

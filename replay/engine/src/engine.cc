@@ -170,7 +170,8 @@ struct Engine::Impl {
       if (n->cfg.rate_bps == 0) throw SpecError("node " + std::to_string(k) + ": link rate must be positive");
       n->built = make_core(n->cfg.element, NodeContext{n->cfg.rate_bps});
       n->core = n->built.core.get();
-      if (8000000000000ULL % n->cfg.rate_bps == 0) n->ps_per_byte = static_cast<Time>(8000000000000ULL / n->cfg.rate_bps);
+      if (8000000000000ULL % n->cfg.rate_bps == 0)
+        n->ps_per_byte = static_cast<Time>(8000000000000ULL / n->cfg.rate_bps);
       n->storage.resize(cfg.batch_capacity);
       n->batch.packets = n->storage.data();
       n->batch.capacity = cfg.batch_capacity;
@@ -403,9 +404,9 @@ struct Engine::Impl {
     const uint64_t bytes = uint64_t{n.batch.wire_bytes} + n.cfg.overhead_bytes;
     // At rates that divide 8e12 (1/10/40/100 Gb/s...) a byte is a whole
     // number of picoseconds: multiply instead of dividing.
-    const Time ser = std::max(n.ps_per_byte ? static_cast<Time>(bytes) * n.ps_per_byte
-                                            : serialization_time(bytes, n.cfg.rate_bps),
-                              n.cfg.min_service);
+    const Time ser =
+        std::max(n.ps_per_byte ? static_cast<Time>(bytes) * n.ps_per_byte : serialization_time(bytes, n.cfg.rate_bps),
+                 n.cfg.min_service);
     const Time end = now + ser;
     n.link_free_at = end;
     schedule_pull<Core>(n);
@@ -686,8 +687,8 @@ struct Engine::Impl {
     if (!broken.empty()) throw ConservationError("conservation violated: " + broken);
 
     for (size_t c = 0; c < class_stats.size(); ++c) {
-      const std::string name = c < cfg.classes.size() && !cfg.classes[c].name.empty() ? cfg.classes[c].name
-                                                                                      : "class" + std::to_string(c);
+      const std::string name =
+          c < cfg.classes.size() && !cfg.classes[c].name.empty() ? cfg.classes[c].name : "class" + std::to_string(c);
       res.classes.push_back(class_result(class_stats[c], name));
     }
     // "all" is the union of the classes, merged once here rather than
@@ -737,8 +738,7 @@ struct Engine::Impl {
         r.max_transmission_bytes = n.max_tx;
       }
       r.busy = n.busy;
-      if (n.tx_packets)
-        r.mean_queue_delay = static_cast<double>(n.queue_delay_sum) / static_cast<double>(n.tx_packets);
+      if (n.tx_packets) r.mean_queue_delay = static_cast<double>(n.queue_delay_sum) / static_cast<double>(n.tx_packets);
       if (span_s > 0) {
         r.utilization = static_cast<double>(n.busy) * 1e-12 / span_s;
         r.eta = static_cast<double>(n.transmissions) / span_s / cfg.router_pps;

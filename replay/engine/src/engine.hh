@@ -52,16 +52,16 @@ struct ClassConfig {
 struct RunConfig {
   std::vector<std::string> sources;
   std::vector<NodeConfig> nodes = {NodeConfig{}};
-  std::vector<ClassConfig> classes;   // index = class id; missing classes: no budget
+  std::vector<ClassConfig> classes;  // index = class id; missing classes: no budget
   uint64_t seed = 1;
-  Time until = kNever;                // stop the clock; what is still queued is reported as queued
-  Time measure_from = 0;              // class metrics count packets created in [from, until)
+  Time until = kNever;    // stop the clock; what is still queued is reported as queued
+  Time measure_from = 0;  // class metrics count packets created in [from, until)
   Time measure_until = kNever;
-  double router_pps = 5e6;            // for eta = transmissions per second / router_pps ([000 §6.8])
-  std::string out_pcap;               // delivered packets in delivery order, timestamped at delivery
-  bool detail = false;                // keep one record per packet
+  double router_pps = 5e6;                  // for eta = transmissions per second / router_pps ([000 §6.8])
+  std::string out_pcap;                     // delivered packets in delivery order, timestamped at delivery
+  bool detail = false;                      // keep one record per packet
   uint64_t max_delay_samples = 1ULL << 24;  // per distribution; beyond, quantiles come from a histogram
-  uint32_t batch_capacity = 4096;     // packets one dequeue may return (chunks)
+  uint32_t batch_capacity = 4096;           // packets one dequeue may return (chunks)
 };
 
 struct ClassResult {
@@ -71,8 +71,8 @@ struct ClassResult {
   uint64_t dropped[kDropReasons] = {0, 0, 0, 0};
   uint64_t dropped_total = 0, violations = 0;
   uint64_t queued_end = 0;  // still in the network at the end: queued or on a link
-  double r_v = 0;   // violations / delivered
-  double eplr = 0;  // (dropped + violations) / offered ([004 §1])
+  double r_v = 0;           // violations / delivered
+  double eplr = 0;          // (dropped + violations) / offered ([004 §1])
   Quantiles queue_delay, latency, excess;
 };
 
@@ -86,20 +86,20 @@ struct NodeResult {
   uint64_t transmissions = 0, wire_bytes = 0;  // chunks (or packets) put on the link
   double mean_transmission_bytes = 0, mean_packets_per_transmission = 0;
   uint64_t min_transmission_bytes = 0, max_transmission_bytes = 0;
-  Time busy = 0;                 // link busy time
-  double mean_queue_delay = 0;   // ps, over the packets this node transmitted
-  double utilization = 0;        // busy / run span
-  double eta = 0;                // transmissions per second / router_pps
-  double out_bps = 0;            // wire bits per second
+  Time busy = 0;                // link busy time
+  double mean_queue_delay = 0;  // ps, over the packets this node transmitted
+  double utilization = 0;       // busy / run span
+  double eta = 0;               // transmissions per second / router_pps
+  double out_bps = 0;           // wire bits per second
   bool has_flow_table = false;
-  double flow_table_mean = 0;    // time-weighted
+  double flow_table_mean = 0;  // time-weighted
   uint64_t flow_table_max = 0;
   std::vector<Time> flow_table_time_at;  // picoseconds spent at each table size
 };
 
 struct Detail {  // one entry per packet, in the order packets were offered
   std::vector<uint32_t> source, length;
-  std::vector<uint8_t> cls, fate, node;  // fate: 0 delivered, 1 + DropReason, 255 still queued
+  std::vector<uint8_t> cls, fate, node;         // fate: 0 delivered, 1 + DropReason, 255 still queued
   std::vector<Time> created, end, queue_delay;  // end: delivery or drop time
   std::vector<uint64_t> flow;                   // Packet::flow_hash
 };
@@ -112,11 +112,11 @@ struct RunResult {
   // Conservation over every packet of the run (not only the measured ones).
   uint64_t offered = 0, delivered = 0, dropped = 0, queued = 0, in_flight = 0;
   Time first_arrival = 0, last_arrival = 0, end_time = 0;
-  Time span = 0;            // measured window: [first, last] source arrival, or the measure window
-  double mpps_in = 0;       // offered per virtual second
-  double mpps_out = 0;      // transmissions of the last node per virtual second
+  Time span = 0;        // measured window: [first, last] source arrival, or the measure window
+  double mpps_in = 0;   // offered per virtual second
+  double mpps_out = 0;  // transmissions of the last node per virtual second
   double wall_seconds = 0;
-  double wall_mpps = 0;     // offered packets per wall-clock second
+  double wall_mpps = 0;  // offered packets per wall-clock second
   Detail detail;
 };
 

@@ -162,8 +162,8 @@ struct ClassStats {
   uint64_t offered = 0, offered_bytes = 0;
   uint64_t delivered = 0, delivered_bytes = 0;
   uint64_t dropped[kDropReasons] = {0, 0, 0, 0};
-  uint64_t violations = 0;     // delivered with total queueing delay > budget
-  uint64_t in_network = 0;     // measured packets offered, not yet delivered or dropped
+  uint64_t violations = 0;  // delivered with total queueing delay > budget
+  uint64_t in_network = 0;  // measured packets offered, not yet delivered or dropped
   Time budget = kNever;
   Distribution1D queue_delay;  // sum over nodes of (transmission start - arrival at the node)
   Distribution1D latency;      // delivery (last bit + propagation) - creation

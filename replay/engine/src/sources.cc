@@ -49,7 +49,21 @@ class ClassRules {
   uint8_t classify(const Decoded& d) const;
 
  private:
-  enum class Field : uint8_t { kDscp, kPort, kSport, kDport, kProto, kNet, kSrc, kDst, kSizeLe, kSizeLt, kSizeGe, kSizeGt, kElse };
+  enum class Field : uint8_t {
+    kDscp,
+    kPort,
+    kSport,
+    kDport,
+    kProto,
+    kNet,
+    kSrc,
+    kDst,
+    kSizeLe,
+    kSizeLt,
+    kSizeGe,
+    kSizeGt,
+    kElse
+  };
   struct Rule {
     Field field;
     uint32_t value = 0;
@@ -92,10 +106,13 @@ void ClassRules::parse(const std::string& text) {
     if (!parse_count(item.substr(arrow + 2), cls) || cls > 255) bad("class must be 0..255");
     r.cls = static_cast<uint8_t>(cls);
     const std::string match = item.substr(0, arrow);
-    static const struct { const char* prefix; Field field; } kForms[] = {
-        {"size<=", Field::kSizeLe}, {"size>=", Field::kSizeGe}, {"size<", Field::kSizeLt}, {"size>", Field::kSizeGt},
-        {"dscp=", Field::kDscp},    {"sport=", Field::kSport},  {"dport=", Field::kDport}, {"port=", Field::kPort},
-        {"proto=", Field::kProto},  {"net=", Field::kNet},      {"src=", Field::kSrc},     {"dst=", Field::kDst}};
+    static const struct {
+      const char* prefix;
+      Field field;
+    } kForms[] = {{"size<=", Field::kSizeLe}, {"size>=", Field::kSizeGe}, {"size<", Field::kSizeLt},
+                  {"size>", Field::kSizeGt},  {"dscp=", Field::kDscp},    {"sport=", Field::kSport},
+                  {"dport=", Field::kDport},  {"port=", Field::kPort},    {"proto=", Field::kProto},
+                  {"net=", Field::kNet},      {"src=", Field::kSrc},      {"dst=", Field::kDst}};
     bool found = false;
     if (match == "else") {
       r.field = Field::kElse;
@@ -138,19 +155,45 @@ uint8_t ClassRules::classify(const Decoded& d) const {
   for (const Rule& r : rules_) {
     bool hit = false;
     switch (r.field) {
-      case Field::kDscp: hit = d.dscp == r.value; break;
-      case Field::kPort: hit = d.has_ports && (d.sport == r.value || d.dport == r.value); break;
-      case Field::kSport: hit = d.has_ports && d.sport == r.value; break;
-      case Field::kDport: hit = d.has_ports && d.dport == r.value; break;
-      case Field::kProto: hit = d.proto == r.value; break;
-      case Field::kNet: hit = in_net(r, d, d.src) || in_net(r, d, d.dst); break;
-      case Field::kSrc: hit = in_net(r, d, d.src); break;
-      case Field::kDst: hit = in_net(r, d, d.dst); break;
-      case Field::kSizeLe: hit = d.ip_length <= r.value; break;
-      case Field::kSizeLt: hit = d.ip_length < r.value; break;
-      case Field::kSizeGe: hit = d.ip_length >= r.value; break;
-      case Field::kSizeGt: hit = d.ip_length > r.value; break;
-      case Field::kElse: hit = true; break;
+      case Field::kDscp:
+        hit = d.dscp == r.value;
+        break;
+      case Field::kPort:
+        hit = d.has_ports && (d.sport == r.value || d.dport == r.value);
+        break;
+      case Field::kSport:
+        hit = d.has_ports && d.sport == r.value;
+        break;
+      case Field::kDport:
+        hit = d.has_ports && d.dport == r.value;
+        break;
+      case Field::kProto:
+        hit = d.proto == r.value;
+        break;
+      case Field::kNet:
+        hit = in_net(r, d, d.src) || in_net(r, d, d.dst);
+        break;
+      case Field::kSrc:
+        hit = in_net(r, d, d.src);
+        break;
+      case Field::kDst:
+        hit = in_net(r, d, d.dst);
+        break;
+      case Field::kSizeLe:
+        hit = d.ip_length <= r.value;
+        break;
+      case Field::kSizeLt:
+        hit = d.ip_length < r.value;
+        break;
+      case Field::kSizeGe:
+        hit = d.ip_length >= r.value;
+        break;
+      case Field::kSizeGt:
+        hit = d.ip_length > r.value;
+        break;
+      case Field::kElse:
+        hit = true;
+        break;
     }
     if (hit) return r.cls;
   }
@@ -194,8 +237,8 @@ class PcapFile {
     const int r = pcap_next_ex(p_, &hdr, &data);
     if (r == 1) return true;
     if (r == PCAP_ERROR_BREAK) return false;
-    throw std::runtime_error("pcap '" + path_ + "': " + pcap_geterr(p_) + " (after packet " +
-                             std::to_string(read_) + ")");
+    throw std::runtime_error("pcap '" + path_ + "': " + pcap_geterr(p_) + " (after packet " + std::to_string(read_) +
+                             ")");
   }
   uint64_t read_ = 0;
 
@@ -284,7 +327,8 @@ class PcapSource final : public Source {
 
   std::vector<std::pair<std::string, uint64_t>> counts() const override {
     std::vector<std::pair<std::string, uint64_t>> c = {{"read", file_->read_}, {"replayed", emitted_}};
-    for (int r = 1; r < 4; ++r) c.emplace_back(std::string("skipped_") + decode_result_name(DecodeResult(r)), skipped_[r]);
+    for (int r = 1; r < 4; ++r)
+      c.emplace_back(std::string("skipped_") + decode_result_name(DecodeResult(r)), skipped_[r]);
     c.emplace_back("timestamp_backwards_clamped", backwards_);
     return c;
   }
@@ -359,9 +403,7 @@ struct SyntheticCommon {
     a.data = nullptr;
     ++emitted;
   }
-  uint32_t draw_size() {
-    return constant_size ? constant_size : static_cast<uint32_t>(size.sample_count(rng, 1));
-  }
+  uint32_t draw_size() { return constant_size ? constant_size : static_cast<uint32_t>(size.sample_count(rng, 1)); }
 
   SourceRng rng;
   Distribution size;
@@ -506,8 +548,7 @@ class FlowSource final : public Source {
   }
   bool next(Arrival& a) override {
     // A new flow arrives before (or with) the earliest pending packet.
-    while (round_ps(next_flow_) < c_.stop &&
-           (heap_.empty() || next_flow_ <= heap_.top().t)) {
+    while (round_ps(next_flow_) < c_.stop && (heap_.empty() || next_flow_ <= heap_.top().t)) {
       remaining_.push_back(npkts_.sample_count(c_.rng, 1));
       heap_.push({next_flow_, remaining_.size() - 1});
       next_flow_ += -mean_flow_gap_ * std::log(open_unit(c_.rng));
@@ -562,8 +603,10 @@ class ModelSource final : public Source {
         gap_(Distribution::parse(s.string("gap", "exp(1s)"), Distribution::Unit::kTime, "model gap")) {
     salt_ = mix64(ctx.index + 0x5eed) ^ ctx.seed;
     if (!s.has("size")) throw SpecError("model: size= (the flow-size distribution, bytes) is required");
-    if (!(size_.mean() > 0) || !std::isfinite(size_.mean())) throw SpecError("model: size must have a positive, finite mean");
-    if (!(gap_.mean() > 0) || !std::isfinite(gap_.mean())) throw SpecError("model: gap must have a positive, finite mean");
+    if (!(size_.mean() > 0) || !std::isfinite(size_.mean()))
+      throw SpecError("model: size must have a positive, finite mean");
+    if (!(gap_.mean() > 0) || !std::isfinite(gap_.mean()))
+      throw SpecError("model: gap must have a positive, finite mean");
     const uint64_t c = s.count("cls", 0);
     if (c > 252) throw SpecError("model: cls must be 0..252 (the model uses cls..cls+3)");
     const bool by_rate = s.has("rate"), by_load = s.has("load");
@@ -676,11 +719,15 @@ class ModelSource final : public Source {
       const std::string p = kSides[k];
       Side& side = sc.side[k];
       side.cls = static_cast<uint8_t>(cls + k);
-      side.size = Distribution::parse(s.string(p + "_size", "hist()"), Distribution::Unit::kBytes, where + " " + p + "_size");
+      side.size =
+          Distribution::parse(s.string(p + "_size", "hist()"), Distribution::Unit::kBytes, where + " " + p + "_size");
       side.has_train = s.has(p + "_train");
-      side.train = Distribution::parse(s.string(p + "_train", "1"), Distribution::Unit::kBytes, where + " " + p + "_train");
-      side.warmup = Distribution::parse(s.string(p + "_warmup", "0s"), Distribution::Unit::kTime, where + " " + p + "_warmup");
-      side.pacing = Distribution::parse(s.string(p + "_pacing", "0s"), Distribution::Unit::kTime, where + " " + p + "_pacing");
+      side.train =
+          Distribution::parse(s.string(p + "_train", "1"), Distribution::Unit::kBytes, where + " " + p + "_train");
+      side.warmup =
+          Distribution::parse(s.string(p + "_warmup", "0s"), Distribution::Unit::kTime, where + " " + p + "_warmup");
+      side.pacing =
+          Distribution::parse(s.string(p + "_pacing", "0s"), Distribution::Unit::kTime, where + " " + p + "_pacing");
       const double bytes_share = k == 1 ? sc.up : 1 - sc.up;
       if (sc.share > 0 && bytes_share > 0 && !(side.size.mean() > 0))
         throw SpecError(where + ": " + p + "_size has no packets but the side carries bytes");
@@ -729,7 +776,7 @@ class ModelSource final : public Source {
       return;
     }
     c.turn = c.left[1] > 0 ? 1 : 0;  // the initiator speaks first
-    begin_train(c, sc);  // the first train starts with the connection: no warm-up
+    begin_train(c, sc);              // the first train starts with the connection: no warm-up
     c.flight_start = t;
     uint64_t id;
     if (free_.empty()) {
@@ -770,7 +817,8 @@ std::unique_ptr<Source> make_source(const std::string& spec_text, const SourceCo
   } else if (s.name() == "model") {
     src = std::make_unique<ModelSource>(s, ctx);
   } else {
-    throw SpecError("unknown source '" + s.name() + "' in '" + spec_text + "' (known: pcap, poisson, cbr, onoff, flows, model)");
+    throw SpecError("unknown source '" + s.name() + "' in '" + spec_text +
+                    "' (known: pcap, poisson, cbr, onoff, flows, model)");
   }
   // hops=A-B: the packets enter at node A and leave after node B (cross traffic).
   const std::string hops = s.string("hops", "");
@@ -783,7 +831,8 @@ std::unique_ptr<Source> make_source(const std::string& spec_text, const SourceCo
     if (dash == std::string::npos) last = first;
   }
   if (first > last || last >= ctx.nodes)
-    throw SpecError(s.name() + ": hops='" + hops + "' outside the " + std::to_string(ctx.nodes) + " node(s) of the run");
+    throw SpecError(s.name() + ": hops='" + hops + "' outside the " + std::to_string(ctx.nodes) +
+                    " node(s) of the run");
   s.finish();
   src->spec_ = spec_text;
   src->first_node_ = static_cast<uint32_t>(first);
@@ -792,13 +841,19 @@ std::unique_ptr<Source> make_source(const std::string& spec_text, const SourceCo
 }
 
 std::vector<std::pair<std::string, std::string>> known_sources() {
-  return {{"pcap", "pcap(path=F, speed=X | rate=BPS | load=L, link=10G, classes='MATCH->CLASS; ...', filter='BPF', start=0s, count=N, hops=A-B)"},
-          {"poisson", "poisson(rate=PPS | load=L, size=DIST, cls=0, flows=1, start=0s, stop=T, count=N, seed=S, hops=A-B)"},
-          {"cbr", "cbr(rate=PPS | load=L | interval=T, size=DIST, cls=0, flows=1, start, stop, count, hops)"},
-          {"onoff", "onoff(flows=N, rate=BPS (mean per flow) | peak=BPS, on=exp(350ms), off=exp(650ms), size=200, cls, start, stop, hops)"},
-          {"flows", "flows(rate=FPS | load=L, packets=bzipf(1.1,6,6667), size=1500, peak=100M, cls, start, stop, hops)"},
-          {"model", "model(size=DIST, gap=DIST, rate=CPS | load=L, intranet='scope(...)', internet='scope(...)', peak=1G, "
-                    "cls, start, stop, count, hops) -- from a workload model: tracelab replay run --model M.model.json"}};
+  return {
+      {"pcap",
+       "pcap(path=F, speed=X | rate=BPS | load=L, link=10G, classes='MATCH->CLASS; ...', filter='BPF', start=0s, "
+       "count=N, hops=A-B)"},
+      {"poisson", "poisson(rate=PPS | load=L, size=DIST, cls=0, flows=1, start=0s, stop=T, count=N, seed=S, hops=A-B)"},
+      {"cbr", "cbr(rate=PPS | load=L | interval=T, size=DIST, cls=0, flows=1, start, stop, count, hops)"},
+      {"onoff",
+       "onoff(flows=N, rate=BPS (mean per flow) | peak=BPS, on=exp(350ms), off=exp(650ms), size=200, cls, start, stop, "
+       "hops)"},
+      {"flows", "flows(rate=FPS | load=L, packets=bzipf(1.1,6,6667), size=1500, peak=100M, cls, start, stop, hops)"},
+      {"model",
+       "model(size=DIST, gap=DIST, rate=CPS | load=L, intranet='scope(...)', internet='scope(...)', peak=1G, "
+       "cls, start, stop, count, hops) -- from a workload model: tracelab replay run --model M.model.json"}};
 }
 
 }  // namespace tracelab::engine

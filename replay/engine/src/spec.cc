@@ -17,8 +17,8 @@ struct Suffix {
 };
 
 // Splits "300us" into "300" and the longest matching unit suffix.
-bool split_unit(std::string_view v, const Suffix* units, size_t n_units, bool unit_required,
-                std::string_view& digits, uint64_t& multiplier) {
+bool split_unit(std::string_view v, const Suffix* units, size_t n_units, bool unit_required, std::string_view& digits,
+                uint64_t& multiplier) {
   size_t best = 0;
   for (size_t i = 0; i < n_units; ++i) {
     std::string_view u = units[i].text;
@@ -168,9 +168,8 @@ bool parse_count(std::string_view v, uint64_t& out) {
 }
 
 bool parse_rate(std::string_view v, uint64_t& out) {
-  static const Suffix units[] = {{"k", 1000},    {"M", 1000000},    {"G", 1000000000},
-                                 {"kbps", 1000}, {"Mbps", 1000000}, {"Gbps", 1000000000},
-                                 {"bps", 1},     {"T", 1000000000000ULL}};
+  static const Suffix units[] = {{"k", 1000},       {"M", 1000000},       {"G", 1000000000}, {"kbps", 1000},
+                                 {"Mbps", 1000000}, {"Gbps", 1000000000}, {"bps", 1},        {"T", 1000000000000ULL}};
   std::string_view digits;
   uint64_t mult = 1;
   return split_unit(v, units, 8, false, digits, mult) && parse_scaled_decimal(digits, mult, out) && out > 0;
@@ -216,8 +215,7 @@ Time Spec::time(std::string_view key, Time fallback) {
   const std::string* v = find(key);
   if (!v) return fallback;
   Time out = 0;
-  if (!parse_time(*v, out))
-    fail(key, "'" + *v + "' is not a duration with a unit (ps, ns, us, ms, s), e.g. 50us");
+  if (!parse_time(*v, out)) fail(key, "'" + *v + "' is not a duration with a unit (ps, ns, us, ms, s), e.g. 50us");
   return out;
 }
 
@@ -256,8 +254,8 @@ void Spec::finish() const {
     if (std::find(asked_.begin(), asked_.end(), kv.first) != asked_.end()) continue;
     std::string known;
     for (const auto& a : asked_) known += (known.empty() ? "" : ", ") + a;
-    throw SpecError(name_ + ": unknown parameter '" + kv.first + "' in '" + text_ + "' (known: " +
-                    (known.empty() ? "none" : known) + ")");
+    throw SpecError(name_ + ": unknown parameter '" + kv.first + "' in '" + text_ +
+                    "' (known: " + (known.empty() ? "none" : known) + ")");
   }
 }
 

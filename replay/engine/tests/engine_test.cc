@@ -27,8 +27,8 @@ RunResult run(RunConfig cfg) {
 TEST(Engine, FifoHandTrace) {
   const std::string pcap = write_pcap("fifo_hand.pcap", {{kT0 + 0, 1250},
                                                          {kT0 + 100, 1250},
-                                                         {kT0 + 200, 1250},    // finds the 1-slot buffer full
-                                                         {kT0 + 1000, 1250}}); // arrives as p1 starts: fits
+                                                         {kT0 + 200, 1250},     // finds the 1-slot buffer full
+                                                         {kT0 + 1000, 1250}});  // arrives as p1 starts: fits
   RunConfig cfg;
   cfg.sources = {"pcap(path=" + pcap + ")"};
   cfg.nodes = {NodeConfig{"fifo(capacity=1)", 10000000000ULL, 5 * us, 0}};
@@ -147,9 +147,9 @@ TEST(Engine, UntilStopsTheClockAndCountsWhatIsQueued) {
   cfg.nodes = {NodeConfig{"fifo(capacity=1000000)", 10000000000ULL, 0, 0}};
   cfg.until = 1200 * us;
   RunResult r = run(cfg);
-  EXPECT_EQ(r.offered, 2001u);  // t = 0 .. 1200 us inclusive
+  EXPECT_EQ(r.offered, 2001u);    // t = 0 .. 1200 us inclusive
   EXPECT_EQ(r.delivered, 1000u);  // the 1000th ends exactly at 1200 us
-  EXPECT_EQ(r.in_flight, 1u);  // the 1001st started at 1200 us: on the wire
+  EXPECT_EQ(r.in_flight, 1u);     // the 1001st started at 1200 us: on the wire
   EXPECT_EQ(r.queued, r.offered - r.delivered - 1);
   EXPECT_EQ(r.overall.queued_end, r.queued + r.in_flight);
   EXPECT_EQ(r.end_time, 1200 * us);
@@ -241,14 +241,16 @@ TEST(Engine, ClassRulesFromPcapHeaders) {
                                                        {kT0 + 3, 1500},
                                                        {kT0 + 4, 600}});
   RunConfig cfg;
-  cfg.sources = {"pcap(path=" + pcap + ", classes='dscp=46->1; port=5060->2; src=10.0.0.77/32->3; size>1000->4; else->5')"};
+  cfg.sources = {"pcap(path=" + pcap +
+                 ", classes='dscp=46->1; port=5060->2; src=10.0.0.77/32->3; size>1000->4; else->5')"};
   cfg.detail = true;
   RunResult r = run(cfg);
   EXPECT_EQ(r.detail.cls, (std::vector<uint8_t>{1, 2, 3, 4, 5}));
 }
 
 TEST(Engine, PcapBpfFilterSelectsPackets) {
-  const std::string pcap = write_pcap("filter.pcap", {{kT0, 100, 5060, 2000}, {kT0 + 1, 100, 1, 2}, {kT0 + 2, 100, 7, 5060}});
+  const std::string pcap =
+      write_pcap("filter.pcap", {{kT0, 100, 5060, 2000}, {kT0 + 1, 100, 1, 2}, {kT0 + 2, 100, 7, 5060}});
   RunConfig cfg;
   cfg.sources = {"pcap(path=" + pcap + ", filter='udp port 5060')"};
   RunResult r = run(cfg);
@@ -329,7 +331,8 @@ TEST(Engine, ChunkingCoresFormChunksUpToTheMtu) {
                  "poisson(load=0.3, size=1500, cls=2, stop=2ms)"};
   cfg.classes = {ClassConfig{"sensing", 50 * us, kNever, kNever}, ClassConfig{"realtime", 100 * us, kNever, kNever},
                  ClassConfig{"file", 200 * us, kNever, kNever}};
-  for (const char* element : {"basicq(shim=0)", "chumq(shim=0)", "chutq(policy=dcf, shim=0)", "chutq(policy=tpf, shim=0)"}) {
+  for (const char* element :
+       {"basicq(shim=0)", "chumq(shim=0)", "chutq(policy=dcf, shim=0)", "chutq(policy=tpf, shim=0)"}) {
     cfg.nodes = {NodeConfig{element, 10000000000ULL, 0, 0}};
     RunResult r = run(cfg);
     EXPECT_EQ(r.dropped, 0u) << element;
@@ -376,7 +379,8 @@ TEST(Metrics, LogHistogramIndexMatchesItsDefinition) {
     while (!(v >> m)) --m;
     return static_cast<size_t>(m - 8) * 512 + ((v >> (m - 9)) & 511);
   };
-  std::vector<uint64_t> values = {0, 1, 2, 510, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, ~0ULL, ~0ULL - 1, 1ULL << 63};
+  std::vector<uint64_t> values = {0,    1,    2,    510,  511,   512,       513,       1023,
+                                  1024, 1025, 2047, 2048, ~0ULL, ~0ULL - 1, 1ULL << 63};
   for (int b = 1; b < 64; ++b)
     for (uint64_t d : {0ULL, 1ULL}) values.push_back((1ULL << b) - d), values.push_back((1ULL << b) + d);
   uint64_t x = 88172645463325252ULL;  // xorshift64: arbitrary values of every magnitude

@@ -29,10 +29,10 @@ std::vector<Arrival> all(const std::string& spec) {
 // uploaded: the initiator sends 2 packets of 1000 B, the responder 4 of
 // 500 B. At peak 1 Gb/s, 1000 B take 8 us and 500 B 4 us.
 TEST(ModelSource, OneConnectionHandTimed) {
-  const auto pkts = all(
-      "model(size=4000, gap=10s, stop=15s, peak=1G, "
-      "intranet='scope(share=1, up=0.5, rtt=1ms, orig_size=hist(1000:1), orig_train=hist(2:1), "
-      "resp_size=hist(500:1), resp_train=hist(3:1), resp_warmup=100us, resp_pacing=1us, orig_warmup=7us)')");
+  const auto pkts =
+      all("model(size=4000, gap=10s, stop=15s, peak=1G, "
+          "intranet='scope(share=1, up=0.5, rtt=1ms, orig_size=hist(1000:1), orig_train=hist(2:1), "
+          "resp_size=hist(500:1), resp_train=hist(3:1), resp_warmup=100us, resp_pacing=1us, orig_warmup=7us)')");
   ASSERT_EQ(pkts.size(), 6u);
   const Time t0 = 10 * s;
   // Initiator's train of 2: flight 1 (one packet), flight 2 one RTT later.
@@ -60,14 +60,21 @@ TEST(ModelSource, OneConnectionHandTimed) {
 // Without train sizes a side sends everything as one train; the flights
 // follow Eq. 5.10 (1, 2, 3, 4, 6, ...) one RTT apart, back to back inside.
 TEST(ModelSource, SlowStartFlights) {
-  const auto pkts = all(
-      "model(size=12500, gap=10s, stop=15s, peak=1G, "
-      "internet='scope(share=1, up=0, rtt=10ms, resp_size=hist(1250:1))')");
-  ASSERT_EQ(pkts.size(), 10u);  // flights 1 + 2 + 3 + 4
+  const auto pkts =
+      all("model(size=12500, gap=10s, stop=15s, peak=1G, "
+          "internet='scope(share=1, up=0, rtt=10ms, resp_size=hist(1250:1))')");
+  ASSERT_EQ(pkts.size(), 10u);            // flights 1 + 2 + 3 + 4
   const Time t0 = 10 * s, ser = 10 * us;  // 1250 B at 1 Gb/s
-  const Time want[10] = {t0,           t0 + 10 * ms,           t0 + 10 * ms + ser,       t0 + 20 * ms,
-                         t0 + 20 * ms + ser, t0 + 20 * ms + 2 * ser, t0 + 30 * ms,       t0 + 30 * ms + ser,
-                         t0 + 30 * ms + 2 * ser, t0 + 30 * ms + 3 * ser};
+  const Time want[10] = {t0,
+                         t0 + 10 * ms,
+                         t0 + 10 * ms + ser,
+                         t0 + 20 * ms,
+                         t0 + 20 * ms + ser,
+                         t0 + 20 * ms + 2 * ser,
+                         t0 + 30 * ms,
+                         t0 + 30 * ms + ser,
+                         t0 + 30 * ms + 2 * ser,
+                         t0 + 30 * ms + 3 * ser};
   for (int i = 0; i < 10; ++i) EXPECT_EQ(pkts[i].pkt.arrival, want[i]) << i;
   for (const auto& a : pkts) EXPECT_EQ(a.pkt.cls, 2);  // internet download
 }

@@ -11,8 +11,8 @@
 namespace tracelab::engine::testing {
 
 struct TestPacket {
-  int64_t ns;            // timestamp, nanoseconds since the epoch
-  uint16_t ip_length;    // IP total length
+  int64_t ns;          // timestamp, nanoseconds since the epoch
+  uint16_t ip_length;  // IP total length
   uint16_t sport = 1000, dport = 2000;
   uint8_t dscp = 0;
   uint8_t src_last = 1;  // 10.0.0.<src_last> -> 10.0.1.1

@@ -12,7 +12,6 @@ packets as a pcap (--out-pcap).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -54,47 +53,105 @@ examples:
 
 def add_run_options(p: argparse.ArgumentParser) -> None:
     src = p.add_argument_group("traffic")
-    src.add_argument("--pcap", action="append", default=[], metavar="IN",
-                     help="recorded trace (pcap/pcapng); repeatable")
-    src.add_argument("--source", action="append", default=[], metavar="SPEC",
-                     help="synthetic source spec, e.g. 'poisson(load=0.5, size=64, stop=1ms)'; repeatable")
+    src.add_argument(
+        "--pcap", action="append", default=[], metavar="IN", help="recorded trace (pcap/pcapng); repeatable"
+    )
+    src.add_argument(
+        "--source",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="synthetic source spec, e.g. 'poisson(load=0.5, size=64, stop=1ms)'; repeatable",
+    )
     timing = src.add_mutually_exclusive_group()
     timing.add_argument("--speed", type=float, help="replay --pcap X times faster than recorded")
     timing.add_argument("--pcap-rate", metavar="BPS", help="time-scale --pcap to this mean bit rate (e.g. 9G)")
-    timing.add_argument("--load", type=float,
-                        help="time-scale --pcap, or set the connection rate of --model, to this load of the first link")
-    src.add_argument("--model", type=Path, metavar="M.model.json",
-                     help="workload model (tracelab model derive): connections of its fitted sizes, inter-arrivals, "
-                     "shares, packet sizes, trains, warm-ups and RTTs; classes intranet/internet x download/upload")
-    src.add_argument("--duration", default="1s", metavar="T",
-                     help="--model: connections start during [0, T) and run to their end (default 1s)")
-    src.add_argument("--size-family", choices=model_source.FAMILIES,
-                     help="--model: flow-size family to use (default: the model's best fit)")
-    src.add_argument("--gap-family", choices=model_source.FAMILIES,
-                     help="--model: inter-arrival family to use (default: the model's best fit)")
-    src.add_argument("--max-flow", type=float, default=model_source.DEFAULT_MAX_FLOW, metavar="BYTES",
-                     help="--model: bound of a Pareto flow size (default 1e8)")
-    src.add_argument("--class-rule", metavar="RULES",
-                     help="classes of --pcap packets: 'dscp=46->0; port=5060->1; net=10.0.0.0/8->2; else->3'")
+    timing.add_argument(
+        "--load",
+        type=float,
+        help="time-scale --pcap, or set the connection rate of --model, to this load of the first link",
+    )
+    src.add_argument(
+        "--model",
+        type=Path,
+        metavar="M.model.json",
+        help="workload model (tracelab model derive): connections of its fitted sizes, inter-arrivals, "
+        "shares, packet sizes, trains, warm-ups and RTTs; classes intranet/internet x download/upload",
+    )
+    src.add_argument(
+        "--duration",
+        default="1s",
+        metavar="T",
+        help="--model: connections start during [0, T) and run to their end (default 1s)",
+    )
+    src.add_argument(
+        "--size-family",
+        choices=model_source.FAMILIES,
+        help="--model: flow-size family to use (default: the model's best fit)",
+    )
+    src.add_argument(
+        "--gap-family",
+        choices=model_source.FAMILIES,
+        help="--model: inter-arrival family to use (default: the model's best fit)",
+    )
+    src.add_argument(
+        "--max-flow",
+        type=float,
+        default=model_source.DEFAULT_MAX_FLOW,
+        metavar="BYTES",
+        help="--model: bound of a Pareto flow size (default 1e8)",
+    )
+    src.add_argument(
+        "--class-rule",
+        metavar="RULES",
+        help="classes of --pcap packets: 'dscp=46->0; port=5060->1; net=10.0.0.0/8->2; else->3'",
+    )
     net = p.add_argument_group("network")
-    net.add_argument("--element", action="append", default=[], metavar="SPEC",
-                     help="queueing element of a node; repeat for nodes in series (default fifo(capacity=300))")
-    net.add_argument("--rate", action="append", default=[], metavar="BPS",
-                     help="output link rate per node (one value for all, or one per --element); default 10G")
-    net.add_argument("--prop-delay", action="append", default=[], metavar="T",
-                     help="propagation delay per node (e.g. 1ms); default 0s")
-    net.add_argument("--overhead", type=int, default=0, metavar="BYTES",
-                     help="per-frame bytes the links also serialize (20 = preamble + IFG)")
+    net.add_argument(
+        "--element",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="queueing element of a node; repeat for nodes in series (default fifo(capacity=300))",
+    )
+    net.add_argument(
+        "--rate",
+        action="append",
+        default=[],
+        metavar="BPS",
+        help="output link rate per node (one value for all, or one per --element); default 10G",
+    )
+    net.add_argument(
+        "--prop-delay",
+        action="append",
+        default=[],
+        metavar="T",
+        help="propagation delay per node (e.g. 1ms); default 0s",
+    )
+    net.add_argument(
+        "--overhead",
+        type=int,
+        default=0,
+        metavar="BYTES",
+        help="per-frame bytes the links also serialize (20 = preamble + IFG)",
+    )
     meas = p.add_argument_group("measurement")
-    meas.add_argument("--class", dest="classes", action="append", default=[], metavar="NAME[:BUDGET][,qtl=T][,mtq=T]",
-                      help="class 0, 1, ... in order: name, delay budget (R_v, EPLR, chunking W_max), QTL/MTQ headers")
+    meas.add_argument(
+        "--class",
+        dest="classes",
+        action="append",
+        default=[],
+        metavar="NAME[:BUDGET][,qtl=T][,mtq=T]",
+        help="class 0, 1, ... in order: name, delay budget (R_v, EPLR, chunking W_max), QTL/MTQ headers",
+    )
     meas.add_argument("--until", metavar="T", help="stop the clock at T (default: run until drained)")
     meas.add_argument("--measure-from", metavar="T", help="class metrics count packets created from T")
     meas.add_argument("--measure-until", metavar="T", help="... and before T")
     meas.add_argument("--router-pps", type=float, help="router capacity for eta (default 5e6, [000 §6.8])")
     meas.add_argument("--seed", type=int, help="run seed (default 1)")
-    meas.add_argument("--max-delay-samples", type=int,
-                      help="exact quantiles up to this many samples per distribution (default 2^24)")
+    meas.add_argument(
+        "--max-delay-samples", type=int, help="exact quantiles up to this many samples per distribution (default 2^24)"
+    )
     p.add_argument("--config", type=Path, metavar="FILE", help="YAML/JSON configuration; options override it")
 
 
@@ -103,13 +160,26 @@ def build_config(ns: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     cfg: dict[str, Any] = cfgmod.load_file(ns.config) if ns.config else {}
     if ns.model and ns.pcap and ns.load is not None:
         raise cfgmod.ConfigError("--load with both --pcap and --model is ambiguous: give the pcap --pcap-rate")
-    sources = [cfgmod.pcap_source(str(Path(p).resolve()), speed=ns.speed, rate=ns.pcap_rate,
-                                  load=None if ns.model else ns.load, class_rule=ns.class_rule) for p in ns.pcap]
+    sources = [
+        cfgmod.pcap_source(
+            str(Path(p).resolve()),
+            speed=ns.speed,
+            rate=ns.pcap_rate,
+            load=None if ns.model else ns.load,
+            class_rule=ns.class_rule,
+        )
+        for p in ns.pcap
+    ]
     notes: list[str] = []
     if ns.model:
         spec, notes = model_source.source_spec(
-            model_source.load_model(ns.model), load=ns.load, stop=ns.duration, size_family=ns.size_family,
-            gap_family=ns.gap_family, max_flow=ns.max_flow)
+            model_source.load_model(ns.model),
+            load=ns.load,
+            stop=ns.duration,
+            size_family=ns.size_family,
+            gap_family=ns.gap_family,
+            max_flow=ns.max_flow,
+        )
         sources.append(spec)
         if not ns.classes and "classes" not in cfg:
             cfg["classes"] = [{"name": n} for n in model_source.CLASSES]
@@ -123,12 +193,17 @@ def build_config(ns: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     if not cfg.get("sources"):
         raise cfgmod.ConfigError("no traffic: give --pcap IN, --source SPEC or --config FILE")
     if ns.element or ns.rate or ns.prop_delay or "nodes" not in cfg:
-        elements = ns.element or [n["element"] if isinstance(n, dict) else n for n in cfg.get("nodes", [])] \
+        elements = (
+            ns.element
+            or [n["element"] if isinstance(n, dict) else n for n in cfg.get("nodes", [])]
             or ["fifo(capacity=300)"]
+        )
         rates = per_node(ns.rate, len(elements), "--rate", "10G")
         delays = per_node(ns.prop_delay, len(elements), "--prop-delay", "0s")
-        cfg["nodes"] = [{"element": e, "rate": r, "prop_delay": d, "overhead": ns.overhead}
-                        for e, r, d in zip(elements, rates, delays)]
+        cfg["nodes"] = [
+            {"element": e, "rate": r, "prop_delay": d, "overhead": ns.overhead}
+            for e, r, d in zip(elements, rates, delays)
+        ]
     if ns.classes:
         cfg["classes"] = [cfgmod.parse_class(c) for c in ns.classes]
     for key in ("until", "measure_from", "measure_until", "router_pps", "seed", "max_delay_samples"):
@@ -167,8 +242,11 @@ def cmd_run(ns: argparse.Namespace) -> int:
             print(f"model: {note}")
         for line in summary_lines(metrics):
             print(line)
-        print(f"wrote {out / 'metrics.json'}" + (f", {out / 'packets.parquet'}" if detail is not None else "")
-              + (f", {ns.out_pcap}" if ns.out_pcap else ""))
+        print(
+            f"wrote {out / 'metrics.json'}"
+            + (f", {out / 'packets.parquet'}" if detail is not None else "")
+            + (f", {ns.out_pcap}" if ns.out_pcap else "")
+        )
     return 0
 
 
@@ -197,8 +275,10 @@ def cmd_sweep(ns: argparse.Namespace) -> int:
         rows.append((point, metrics))
         if not ns.quiet:
             o = metrics["overall"]
-            print(f"[{i}/{len(runs)}] {label}: offered {o['offered']}, delivered {o['delivered']}, "
-                  f"dropped {o['dropped_total']}, R_v {o['r_v']:.4f}, wall {metrics['timing']['wall_seconds']:.2f} s")
+            print(
+                f"[{i}/{len(runs)}] {label}: offered {o['offered']}, delivered {o['delivered']}, "
+                f"dropped {o['dropped_total']}, R_v {o['r_v']:.4f}, wall {metrics['timing']['wall_seconds']:.2f} s"
+            )
     write_sweep(ns.output, rows)
     if not ns.quiet:
         print(f"wrote {ns.output / 'sweep.parquet'} and {len(rows)} metrics.json")
@@ -207,31 +287,44 @@ def cmd_sweep(ns: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="tracelab replay", description=__doc__.split("\n\n")[0],
+        prog="tracelab replay",
+        description=__doc__.split("\n\n")[0],
         epilog="examples:\n"
         "  tracelab replay run --pcap in.pcap --element 'efd(capacity=300,th=30000)' --rate 10G --load 0.9 -o out/r\n"
         "  tracelab replay sweep replay/sweeps/efd-vs-fifo.yaml -o out/sweep\n"
         "  tracelab replay trex stl out/demo/trace.model.json -o out/trex/stl_demo.py  (TRex profile)\n"
         "Run `tracelab replay run --help` for elements, sources and options.",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"tracelab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="{run,sweep,trex}")
     elements = "\n".join(f"  {summary}" for _, summary in engine.known_elements())
     sources = "\n".join(f"  {summary}" for _, summary in engine.known_sources())
-    run = sub.add_parser("run", help="one replay through one or more nodes",
-                         epilog=EPILOG_RUN.format(elements=elements, sources=sources),
-                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    run = sub.add_parser(
+        "run",
+        help="one replay through one or more nodes",
+        epilog=EPILOG_RUN.format(elements=elements, sources=sources),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_run_options(run)
     run.add_argument("--out-pcap", type=Path, metavar="OUT", help="write the delivered packets (pcap sources only)")
     run.add_argument("--detail", action="store_true", help="write DIR/packets.parquet, one row per packet")
     run.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="output directory")
     run.add_argument("-q", "--quiet", action="store_true")
-    sweep = sub.add_parser("sweep", help="the same configuration over a grid of parameter values",
-                           epilog=EPILOG_SWEEP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sweep.add_argument("spec", nargs="?", type=Path, metavar="SPEC.yaml",
-                       help="sweep spec: a configuration with {name} placeholders and a `grid:` of their values")
-    sweep.add_argument("--config", type=Path, metavar="FILE",
-                       help="the same as SPEC (older form)")
+    sweep = sub.add_parser(
+        "sweep",
+        help="the same configuration over a grid of parameter values",
+        epilog=EPILOG_SWEEP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sweep.add_argument(
+        "spec",
+        nargs="?",
+        type=Path,
+        metavar="SPEC.yaml",
+        help="sweep spec: a configuration with {name} placeholders and a `grid:` of their values",
+    )
+    sweep.add_argument("--config", type=Path, metavar="FILE", help="the same as SPEC (older form)")
     sweep.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2,...")
     sweep.add_argument("-o", "--output", type=Path, required=True, metavar="DIR")
     sweep.add_argument("-q", "--quiet", action="store_true")

@@ -57,8 +57,7 @@ def resolve_pcap_path(spec: str, base: Path) -> str:
     return re.sub(r"path=(['\"]?)([^,'\")]+)\1", absolute, spec, count=1)
 
 
-def pcap_source(path: str, *, speed: float | None, rate: str | None, load: float | None,
-                class_rule: str | None) -> str:
+def pcap_source(path: str, *, speed: float | None, rate: str | None, load: float | None, class_rule: str | None) -> str:
     """The source spec of a recorded pcap with its timing and class options."""
     if "'" in path:
         raise ConfigError(f"pcap path {path!r}: a single quote cannot be passed to the engine")

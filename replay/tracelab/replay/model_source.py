@@ -99,9 +99,18 @@ def _quantiles(e: dict[str, Any]) -> str | None:
     return "quantiles(" + ", ".join(_ps(max(0.0, x)) for x in v) + ")"
 
 
-def source_spec(model: dict[str, Any], *, load: float | None = None, rate: float | None = None,
-                stop: str = "1s", size_family: str | None = None, gap_family: str | None = None,
-                max_flow: float = DEFAULT_MAX_FLOW, peak: str = "1G", cls: int = 0) -> tuple[str, list[str]]:
+def source_spec(
+    model: dict[str, Any],
+    *,
+    load: float | None = None,
+    rate: float | None = None,
+    stop: str = "1s",
+    size_family: str | None = None,
+    gap_family: str | None = None,
+    max_flow: float = DEFAULT_MAX_FLOW,
+    peak: str = "1G",
+    cls: int = 0,
+) -> tuple[str, list[str]]:
     """(engine source spec, notes on the choices made) for a validated model.
     `load` (of the first link) or `rate` (connections/s) rescales the fitted
     inter-arrivals; with neither they are used as fitted."""
@@ -110,17 +119,22 @@ def source_spec(model: dict[str, Any], *, load: float | None = None, rate: float
     notes: list[str] = []
     size_fit = choose_fit(model["flows"]["size_bytes"], size_family, "flow size")
     size = distribution(size_fit, time=False, max_value=max_flow if size_fit["family"] == "pareto" else None)
-    notes.append(f"flow size: {size_fit['family']} {size_fit['params']}"
-                 + (f", bounded at {max_flow:.0f} B" if size_fit["family"] == "pareto" else ""))
+    notes.append(
+        f"flow size: {size_fit['family']} {size_fit['params']}"
+        + (f", bounded at {max_flow:.0f} B" if size_fit["family"] == "pareto" else "")
+    )
     gap_report = model["flows"]["interarrival_s"]
     gap_fit = choose_fit(gap_report, gap_family, "flow inter-arrival")
     if gap_fit["family"] == "pareto" and not gap_fit["params"]["alpha"] > 1:
         if gap_family is not None:
             raise ConfigError(f"flow inter-arrival: pareto alpha={gap_fit['params']['alpha']:.3g} <= 1 has no mean")
-        ranked = sorted((f for f in gap_report["fits"] if f["family"] != "pareto"),
-                        key=lambda f: (f["ks_d"], f["qq_log10_rms"]))
-        notes.append(f"flow inter-arrival: pareto alpha={gap_fit['params']['alpha']:.3g} has no mean; "
-                     f"using the next-ranked {ranked[0]['family']}")
+        ranked = sorted(
+            (f for f in gap_report["fits"] if f["family"] != "pareto"), key=lambda f: (f["ks_d"], f["qq_log10_rms"])
+        )
+        notes.append(
+            f"flow inter-arrival: pareto alpha={gap_fit['params']['alpha']:.3g} has no mean; "
+            f"using the next-ranked {ranked[0]['family']}"
+        )
         gap_fit = ranked[0]
     gap = distribution(gap_fit, time=True)
     notes.append(f"flow inter-arrival: {gap_fit['family']} {gap_fit['params']}")
@@ -148,8 +162,10 @@ def source_spec(model: dict[str, Any], *, load: float | None = None, rate: float
             app = model["apps"][scope][side]
             carries = sh["upload" if side == "orig" else "download"] > 0
             if carries and not any(app["packet_size_bytes"]["counts"]):
-                raise ConfigError(f"apps.{scope}.{side}.packet_size_bytes is empty but the model gives "
-                                  f"{scope} {'upload' if side == 'orig' else 'download'} bytes")
+                raise ConfigError(
+                    f"apps.{scope}.{side}.packet_size_bytes is empty but the model gives "
+                    f"{scope} {'upload' if side == 'orig' else 'download'} bytes"
+                )
             items.append(f"{side}_size={_histogram(app['packet_size_bytes'])}")
             if any(app["train_size_pkts"]["counts"]):
                 items.append(f"{side}_train={_histogram(app['train_size_pkts'])}")

@@ -9,7 +9,6 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-
 import tracelab_engine as engine
 
 from .. import __version__
@@ -37,18 +36,20 @@ def write_detail(path: Path, detail: dict[str, Any]) -> None:
     codes = detail["fate"].astype("int32")
     codes[codes == 255] = len(FATES)  # still in the network at the end
     fate = pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(FATES + ["in_network"]))
-    table = pa.table({
-        "uid": pa.array(range(len(detail["fate"])), pa.uint64()),
-        "source": detail["source"],
-        "cls": detail["cls"],
-        "length": detail["length"],
-        "flow": detail["flow"],
-        "fate": fate,
-        "node": detail["node"],
-        "created_ps": detail["created_ps"],
-        "end_ps": detail["end_ps"],
-        "queue_delay_ps": detail["queue_delay_ps"],
-    })
+    table = pa.table(
+        {
+            "uid": pa.array(range(len(detail["fate"])), pa.uint64()),
+            "source": detail["source"],
+            "cls": detail["cls"],
+            "length": detail["length"],
+            "flow": detail["flow"],
+            "fate": fate,
+            "node": detail["node"],
+            "created_ps": detail["created_ps"],
+            "end_ps": detail["end_ps"],
+            "queue_delay_ps": detail["queue_delay_ps"],
+        }
+    )
     pq.write_table(table, path)
 
 
@@ -93,15 +94,23 @@ def fmt_pps(mpps: float) -> str:
 
 def summary_lines(m: dict[str, Any]) -> list[str]:
     t = m["timing"]
-    lines = [f"{'class':<12} {'offered':>10} {'delivered':>10} {'dropped':>9} {'R_v':>8} {'EPLR':>8} "
-             f"{'mean qdelay':>12} {'p99 qdelay':>12}"]
+    lines = [
+        f"{'class':<12} {'offered':>10} {'delivered':>10} {'dropped':>9} {'R_v':>8} {'EPLR':>8} "
+        f"{'mean qdelay':>12} {'p99 qdelay':>12}"
+    ]
     for c in [*m["classes"], m["overall"]]:
         q = c["queue_delay"]
-        lines.append(f"{c['name']:<12} {c['offered']:>10} {c['delivered']:>10} {c['dropped_total']:>9} "
-                     f"{c['r_v']:>8.4f} {c['eplr']:>8.4f} {fmt_time(q['mean_ps']):>12} {fmt_time(q['p99_ps']):>12}")
+        lines.append(
+            f"{c['name']:<12} {c['offered']:>10} {c['delivered']:>10} {c['dropped_total']:>9} "
+            f"{c['r_v']:>8.4f} {c['eplr']:>8.4f} {fmt_time(q['mean_ps']):>12} {fmt_time(q['p99_ps']):>12}"
+        )
     for i, n in enumerate(m["nodes"]):
-        lines.append(f"node {i} {n['element']}: {n['transmissions']} transmissions, "
-                     f"mean {n['mean_transmission_bytes']:.0f} B, utilization {n['utilization']:.3f}, eta {n['eta']:.4f}")
-    lines.append(f"virtual {fmt_time(t['span_ps'])}: {fmt_pps(t['mpps_in_virtual'])} in, "
-                 f"{fmt_pps(t['mpps_out_virtual'])} out; wall {t['wall_seconds']:.3f} s ({fmt_pps(t['wall_mpps'])})")
+        lines.append(
+            f"node {i} {n['element']}: {n['transmissions']} transmissions, "
+            f"mean {n['mean_transmission_bytes']:.0f} B, utilization {n['utilization']:.3f}, eta {n['eta']:.4f}"
+        )
+    lines.append(
+        f"virtual {fmt_time(t['span_ps'])}: {fmt_pps(t['mpps_in_virtual'])} in, "
+        f"{fmt_pps(t['mpps_out_virtual'])} out; wall {t['wall_seconds']:.3f} s ({fmt_pps(t['wall_mpps'])})"
+    )
     return lines

@@ -1,4 +1,5 @@
 """`tracelab report`: an HTML page with PNG plots for analyzer profiles, replay runs and sweeps."""
+
 from __future__ import annotations
 
 import argparse
@@ -31,16 +32,18 @@ def build(inputs: list[Path], out: Path, title: str = "tracelab report") -> tupl
         elif runs.is_run(path):
             shown.append({"kind": "run", **runs.render_run(page, path, tag)})
         else:
-            raise runs.ReportError(f"{path}: not a profile (connections.parquet), a run (metrics.json) "
-                                   "or a sweep (sweep.json)")
+            raise runs.ReportError(
+                f"{path}: not a profile (connections.parquet), a run (metrics.json) or a sweep (sweep.json)"
+            )
     return page.write(), shown
 
 
 def main(argv: list[str] | None = None) -> int:
     from tracelab_models.profile import ProfileError
 
-    ap = argparse.ArgumentParser(prog="tracelab report", description=__doc__, epilog=EPILOG,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="tracelab report", description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("inputs", nargs="+", type=Path, metavar="PROFILE_DIR|RUN_DIR|SWEEP_DIR")
     ap.add_argument("-o", "--output", required=True, type=Path, help="report directory (index.html, img/)")
     ap.add_argument("--title", default="tracelab report")

@@ -3,6 +3,7 @@
 The page is static: no script, no external resource; images are PNG files beside it
 (img/NAME.png, relative links), so the report can be copied or served as is.
 """
+
 from __future__ import annotations
 
 import html
@@ -12,8 +13,8 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")  # headless: never needs a display
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
@@ -68,14 +69,18 @@ class Page:
 
     def show(self, path: Path, caption: str) -> None:
         fname = path.stem
-        self.parts.append(f'<figure><img src="img/{fname}.png" alt="{html.escape(caption)}">'
-                          f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+        self.parts.append(
+            f'<figure><img src="img/{fname}.png" alt="{html.escape(caption)}">'
+            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+        )
 
     def write(self) -> Path:
         path = self.out / "index.html"
-        path.write_text("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                        f"<title>{html.escape(self.title)}</title><style>{STYLE}</style></head>\n<body>"
-                        f"<h1>{html.escape(self.title)}</h1>\n" + "\n".join(self.parts) + "\n</body></html>\n")
+        path.write_text(
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>{html.escape(self.title)}</title><style>{STYLE}</style></head>\n<body>"
+            f"<h1>{html.escape(self.title)}</h1>\n" + "\n".join(self.parts) + "\n</body></html>\n"
+        )
         return path
 
 

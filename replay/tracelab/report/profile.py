@@ -1,6 +1,7 @@
 """Report section for one analyzer profile directory (ALGORITHMS.md §9, thesis ch. 8–9):
 composition tables, CDFs of flow sizes, durations, RTTs, warm-ups, trains and pacing,
 QQ plots of the fitted flow sizes and inter-arrivals, load over time."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -33,31 +34,79 @@ def render(page: Page, profile_dir: Path, tag: str) -> dict:
     shown["connections"] = conns.num_rows
 
     page.h(3, "Connections")
-    _scoped_cdf(page, f"{tag}_sizes", "flow size (payload bytes)", size, scope, size > 0,
-                "Flow sizes (orig + resp payload bytes, connections with payload), per scope.")
-    _scoped_cdf(page, f"{tag}_durations", "duration (s)", column(conns, S.DURATION), scope, None,
-                "Connection durations (Zeek semantics), per scope.")
+    _scoped_cdf(
+        page,
+        f"{tag}_sizes",
+        "flow size (payload bytes)",
+        size,
+        scope,
+        size > 0,
+        "Flow sizes (orig + resp payload bytes, connections with payload), per scope.",
+    )
+    _scoped_cdf(
+        page,
+        f"{tag}_durations",
+        "duration (s)",
+        column(conns, S.DURATION),
+        scope,
+        None,
+        "Connection durations (Zeek semantics), per scope.",
+    )
     f, ax = fig()
     drawn = False
     rtts = {name: column(conns, col) for name, col in (("DATA-ACK", S.RTT_DATA_ACK), ("handshake", S.RTT_HANDSHAKE))}
     for name, r in rtts.items():
         for s in SCOPES:
             drawn |= cdf(ax, r[scope == s], f"{s}, {name}")
-    _finish(page, f, ax, drawn, f"{tag}_rtt", "RTT (s)", "RTT per connection by DATA-ACK and by handshake (§9.3).",
-            data=np.concatenate(list(rtts.values())))
+    _finish(
+        page,
+        f,
+        ax,
+        drawn,
+        f"{tag}_rtt",
+        "RTT (s)",
+        "RTT per connection by DATA-ACK and by handshake (§9.3).",
+        data=np.concatenate(list(rtts.values())),
+    )
 
     page.h(3, "Transfer decomposition (thesis §9.2)")
-    _samples_cdf(page, profile_dir, conns, scope, S.WARMUPS, S.WARMUP_S, f"{tag}_warmups", "warm-up (s)",
-                 "Warm-up time before each train, per scope and party (orig = initiator).")
-    _samples_cdf(page, profile_dir, conns, scope, S.TRAINS, S.SIZE_PKTS, f"{tag}_trains", "train size (packets)",
-                 "Train sizes, per scope and party.")
+    _samples_cdf(
+        page,
+        profile_dir,
+        conns,
+        scope,
+        S.WARMUPS,
+        S.WARMUP_S,
+        f"{tag}_warmups",
+        "warm-up (s)",
+        "Warm-up time before each train, per scope and party (orig = initiator).",
+    )
+    _samples_cdf(
+        page,
+        profile_dir,
+        conns,
+        scope,
+        S.TRAINS,
+        S.SIZE_PKTS,
+        f"{tag}_trains",
+        "train size (packets)",
+        "Train sizes, per scope and party.",
+    )
     f, ax = fig()
     drawn = False
     for s in SCOPES:
         for side in S.SIDES:
             drawn |= cdf(ax, column(conns, S.side_col(side, S.PACING_PER_PKT))[scope == s], f"{s}, {side}")
-    _finish(page, f, ax, drawn, f"{tag}_pacing", "pacing per data packet (s)",
-            "Pacing per data packet per connection (negative: faster than the ideal TCP of §9.2).", log=False)
+    _finish(
+        page,
+        f,
+        ax,
+        drawn,
+        f"{tag}_pacing",
+        "pacing per data packet (s)",
+        "Pacing per data packet per connection (negative: faster than the ideal TCP of §9.2).",
+        log=False,
+    )
 
     page.h(3, "Distribution fits (QQ, thesis §8.3.2)")
     ts = np.sort(column(conns, S.TS))
@@ -70,9 +119,13 @@ def render(page: Page, profile_dir: Path, tag: str) -> dict:
         path = page.image_path(f"{tag}_qq_{name.split()[1]}")
         qq_plot(rep, values, path)
         page.show(path, f"QQ plots of {name} against the four MLE fits; {rep.reason}.")
-        page.table(["family", "parameters", "KS D", "QQ log10-RMS"],
-                   [[f.family, ", ".join(f"{k}={v:.4g}" for k, v in f.params.items()), f.ks_d, f.qq_log10_rms]
-                    for f in rep.fits])
+        page.table(
+            ["family", "parameters", "KS D", "QQ log10-RMS"],
+            [
+                [f.family, ", ".join(f"{k}={v:.4g}" for k, v in f.params.items()), f.ks_d, f.qq_log10_rms]
+                for f in rep.fits
+            ],
+        )
 
     page.h(3, "Load over time")
     load = read_table(profile_dir, "load.parquet", required=False)
@@ -116,12 +169,23 @@ def _composition(page: Page, summary: dict) -> list:
     for scope, cats in sorted(comp.items()):
         for cat, c in sorted(cats.items()):
             up, down = c.get("upload_bytes", 0), c.get("download_bytes", 0)
-            rows.append([scope, cat, c.get("cnxs"), c.get("packets"), c.get("bytes"), up, down,
-                         down / (up + down) if up + down else None])
+            rows.append(
+                [
+                    scope,
+                    cat,
+                    c.get("cnxs"),
+                    c.get("packets"),
+                    c.get("bytes"),
+                    up,
+                    down,
+                    down / (up + down) if up + down else None,
+                ]
+            )
     if rows:
         page.h(3, "Composition (thesis Tables 8.1–8.2)")
-        page.table(["scope", "category", "connections", "packets", "bytes", "upload B", "download B",
-                    "download share"], rows)
+        page.table(
+            ["scope", "category", "connections", "packets", "bytes", "upload B", "download B", "download share"], rows
+        )
     return rows
 
 

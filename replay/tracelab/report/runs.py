@@ -6,6 +6,7 @@ delay quantiles) and per node (transmissions = chunks, their sizes, flow-table
 occupancy in time) is shown as is; delay CDFs are exact when the run kept per-packet
 detail (packets.parquet), otherwise drawn through the stored quantiles and labelled so.
 """
+
 from __future__ import annotations
 
 import json
@@ -49,22 +50,82 @@ def render_run(page: Page, run_dir: Path, tag: str) -> dict:
     if cmd:
         page.p(f"Command: {cmd}", note=True)
     classes = [*m["classes"], m["overall"]]
-    page.table(["class", "budget", "offered", "delivered", "dropped", "buffer full", "pushed out", "early discard",
-                "budget expired", "violations", "R_v", "EPLR", "mean delay", "p99 delay"],
-               [[c["name"], _time(c["budget_ps"]), c["offered"], c["delivered"], c["dropped_total"],
-                 c["dropped"]["buffer_full"], c["dropped"]["pushed_out"], c["dropped"]["early_discard"],
-                 c["dropped"]["budget_expired"], c["violations"], c["r_v"], c["eplr"],
-                 _time(c["queue_delay"]["mean_ps"]), _time(c["queue_delay"]["p99_ps"])] for c in classes])
+    page.table(
+        [
+            "class",
+            "budget",
+            "offered",
+            "delivered",
+            "dropped",
+            "buffer full",
+            "pushed out",
+            "early discard",
+            "budget expired",
+            "violations",
+            "R_v",
+            "EPLR",
+            "mean delay",
+            "p99 delay",
+        ],
+        [
+            [
+                c["name"],
+                _time(c["budget_ps"]),
+                c["offered"],
+                c["delivered"],
+                c["dropped_total"],
+                c["dropped"]["buffer_full"],
+                c["dropped"]["pushed_out"],
+                c["dropped"]["early_discard"],
+                c["dropped"]["budget_expired"],
+                c["violations"],
+                c["r_v"],
+                c["eplr"],
+                _time(c["queue_delay"]["mean_ps"]),
+                _time(c["queue_delay"]["p99_ps"]),
+            ]
+            for c in classes
+        ],
+    )
     t = m["timing"]
-    page.p(f"Virtual time {_time(t['span_ps'])}: {t['mpps_in_virtual']:.3f} Mpps in, {t['mpps_out_virtual']:.3f} Mpps "
-           f"out; wall {t['wall_seconds']:.3f} s ({t['wall_mpps']:.2f} Mpps). Conservation holds: "
-           f"{m['conservation']['holds']}.")
-    page.table(["node", "element", "rate", "transmissions (chunks)", "mean chunk B", "min B", "max B",
-                "packets per chunk", "utilization", "eta", "flow table mean", "flow table max"],
-               [[i, n["element"], f"{n['rate_bps'] / 1e9:g} Gb/s", n["transmissions"], n["mean_transmission_bytes"],
-                 n["min_transmission_bytes"], n["max_transmission_bytes"], n["mean_packets_per_transmission"],
-                 n["utilization"], n["eta"], (n.get("flow_table") or {}).get("time_weighted_mean"),
-                 (n.get("flow_table") or {}).get("max")] for i, n in enumerate(m["nodes"])])
+    page.p(
+        f"Virtual time {_time(t['span_ps'])}: {t['mpps_in_virtual']:.3f} Mpps in, {t['mpps_out_virtual']:.3f} Mpps "
+        f"out; wall {t['wall_seconds']:.3f} s ({t['wall_mpps']:.2f} Mpps). Conservation holds: "
+        f"{m['conservation']['holds']}."
+    )
+    page.table(
+        [
+            "node",
+            "element",
+            "rate",
+            "transmissions (chunks)",
+            "mean chunk B",
+            "min B",
+            "max B",
+            "packets per chunk",
+            "utilization",
+            "eta",
+            "flow table mean",
+            "flow table max",
+        ],
+        [
+            [
+                i,
+                n["element"],
+                f"{n['rate_bps'] / 1e9:g} Gb/s",
+                n["transmissions"],
+                n["mean_transmission_bytes"],
+                n["min_transmission_bytes"],
+                n["max_transmission_bytes"],
+                n["mean_packets_per_transmission"],
+                n["utilization"],
+                n["eta"],
+                (n.get("flow_table") or {}).get("time_weighted_mean"),
+                (n.get("flow_table") or {}).get("max"),
+            ]
+            for i, n in enumerate(m["nodes"])
+        ],
+    )
     _delay_cdf(page, run_dir, m, tag)
     for i, n in enumerate(m["nodes"]):
         ft = n.get("flow_table")
@@ -76,8 +137,12 @@ def render_run(page: Page, run_dir: Path, tag: str) -> dict:
             ax.set_xlabel("flow-table size (flows)")
             ax.set_ylabel("share of time")
             ax.grid(alpha=0.3)
-            page.figure(f, f"{tag}_flowtable{i}", f"Node {i} ({n['element']}): time spent at each flow-table size "
-                                                  f"(time-weighted mean {ft['time_weighted_mean']:.2f}, max {ft['max']}).")
+            page.figure(
+                f,
+                f"{tag}_flowtable{i}",
+                f"Node {i} ({n['element']}): time spent at each flow-table size "
+                f"(time-weighted mean {ft['time_weighted_mean']:.2f}, max {ft['max']}).",
+            )
     return {"offered": m["overall"]["offered"], "delivered": m["overall"]["delivered"]}
 
 
@@ -126,8 +191,10 @@ def render_sweep(page: Page, sweep_dir: Path, tag: str) -> dict:
         return {"runs": 0}
     params = [k for k in rows[0] if "." not in k and k not in ("mpps_in_virtual", "wall_seconds")]
     classes = sorted({k.split(".")[0] for r in rows for k in r if k.endswith(".r_v")})
-    page.table(params + [f"{c} {v}" for c in classes for v in ("R_v", "EPLR")],
-               [[r[p] for p in params] + [r.get(f"{c}.{v}") for c in classes for v in ("r_v", "eplr")] for r in rows])
+    page.table(
+        params + [f"{c} {v}" for c in classes for v in ("R_v", "EPLR")],
+        [[r[p] for p in params] + [r.get(f"{c}.{v}") for c in classes for v in ("r_v", "eplr")] for r in rows],
+    )
     for x in params:
         xs = _numbers([r[x] for r in rows])
         if xs is None:
@@ -142,8 +209,12 @@ def render_sweep(page: Page, sweep_dir: Path, tag: str) -> dict:
                 pts.sort(key=lambda p: p[0])
                 for c in classes:
                     suffix = ", ".join(f"{p}={v}" for p, v in zip(others, key))
-                    ax.plot([p[0] for p in pts], [p[1].get(f"{c}.{metric}") for p in pts], marker="o",
-                            label=f"{c}{' ' + suffix if suffix else ''}")
+                    ax.plot(
+                        [p[0] for p in pts],
+                        [p[1].get(f"{c}.{metric}") for p in pts],
+                        marker="o",
+                        label=f"{c}{' ' + suffix if suffix else ''}",
+                    )
             ax.set_xlabel(x)
             ax.set_ylabel(label)
             ax.grid(alpha=0.3)

@@ -18,6 +18,7 @@ connections, connections open at the trace's ends, application payloads (zeros),
 and per-scope connection counts or a TCP/UDP split (the workload model has
 neither: UDP is used for a scope without a TCP apps model, plus `udp_share`).
 """
+
 from .sampling import SynthError
 from .trace import Options, Trace, synthesize, write_pcap
 

@@ -1,4 +1,5 @@
 """`tracelab synth`: a synthetic pcap from a workload model."""
+
 from __future__ import annotations
 
 import argparse
@@ -31,26 +32,58 @@ def _time(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tracelab synth", description="Write a synthetic pcap from a workload model.",
-                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="tracelab synth",
+        description="Write a synthetic pcap from a workload model.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("model", type=Path, help="workload model (*.model.json, from `tracelab model derive`)")
     p.add_argument("-o", "--output", type=Path, required=True, metavar="OUT.pcap")
     p.add_argument("--connections", type=int, metavar="N", help="connections to write (default: the model's count)")
-    p.add_argument("--seed", type=int, default=1, help="random seed (default 1); the pcap is a function of "
-                   "the model and the options")
-    p.add_argument("--udp-share", type=float, default=0.0, metavar="F",
-                   help="share of connections written as UDP flows where the model allows TCP (default 0)")
-    p.add_argument("--rtt", action="append", default=[], metavar="SCOPE=T",
-                   help="RTT of a scope instead of the model's median, e.g. intranet=1ms")
-    p.add_argument("--local-rtt-fraction", type=float, default=0.1, metavar="F",
-                   help="part of an Internet connection's RTT between the monitor and the local host (0.1)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        help="random seed (default 1); the pcap is a function of the model and the options",
+    )
+    p.add_argument(
+        "--udp-share",
+        type=float,
+        default=0.0,
+        metavar="F",
+        help="share of connections written as UDP flows where the model allows TCP (default 0)",
+    )
+    p.add_argument(
+        "--rtt",
+        action="append",
+        default=[],
+        metavar="SCOPE=T",
+        help="RTT of a scope instead of the model's median, e.g. intranet=1ms",
+    )
+    p.add_argument(
+        "--local-rtt-fraction",
+        type=float,
+        default=0.1,
+        metavar="F",
+        help="part of an Internet connection's RTT between the monitor and the local host (0.1)",
+    )
     p.add_argument("--clients", type=int, default=200, help="client hosts per scope (200)")
     p.add_argument("--servers", type=int, default=16, help="server hosts per scope (16)")
     p.add_argument("--snaplen", type=int, default=65535, help="bytes captured per frame (default: whole frames)")
-    p.add_argument("--max-packets", type=int, default=20_000_000, metavar="N",
-                   help="refuse to write a trace of more packets (default 20,000,000)")
-    p.add_argument("--truth", type=Path, metavar="FILE.parquet",
-                   help="also write the ground truth, one row per connection (sizes, trains, RTT, gaps)")
+    p.add_argument(
+        "--max-packets",
+        type=int,
+        default=20_000_000,
+        metavar="N",
+        help="refuse to write a trace of more packets (default 20,000,000)",
+    )
+    p.add_argument(
+        "--truth",
+        type=Path,
+        metavar="FILE.parquet",
+        help="also write the ground truth, one row per connection (sizes, trains, RTT, gaps)",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stdout")
     return p
 
@@ -70,9 +103,16 @@ def main(argv: list[str] | None = None) -> int:
             rtts[scope] = _time(value)
         if a.clients < 1 or a.servers < 1:
             raise SynthError("--clients and --servers: at least 1")
-        opts = Options(connections=a.connections, seed=a.seed, udp_share=a.udp_share,
-                       local_rtt_fraction=a.local_rtt_fraction, clients=a.clients, servers=a.servers,
-                       max_packets=a.max_packets, rtt_s=rtts)
+        opts = Options(
+            connections=a.connections,
+            seed=a.seed,
+            udp_share=a.udp_share,
+            local_rtt_fraction=a.local_rtt_fraction,
+            clients=a.clients,
+            servers=a.servers,
+            max_packets=a.max_packets,
+            rtt_s=rtts,
+        )
         t0 = time.monotonic()
         trace = synthesize(model, opts)
         a.output.parent.mkdir(parents=True, exist_ok=True)
@@ -89,8 +129,12 @@ def main(argv: list[str] | None = None) -> int:
 
         a.truth.parent.mkdir(parents=True, exist_ok=True)
         pq.write_table(pa.table(trace.connections), a.truth)
-    summary = {**trace.summary, "model": str(a.model), "output": str(a.output),
-               "wall_s": round(time.monotonic() - t0, 3)}
+    summary = {
+        **trace.summary,
+        "model": str(a.model),
+        "output": str(a.output),
+        "wall_s": round(time.monotonic() - t0, 3),
+    }
     if not a.quiet:
         print(json.dumps(summary, indent=2))
     return 0

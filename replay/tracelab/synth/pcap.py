@@ -6,6 +6,7 @@ Payload bytes are zeros, so the TCP/UDP checksum of the whole packet is the chec
 of the pseudo-header and the transport header alone: the checksums verify even when
 `snaplen` cuts the payload from the file.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,22 +21,57 @@ CHUNK = 16384  # packets rendered at once (index arrays of CHUNK x header bytes)
 TCP, UDP = 6, 17
 FIN, SYN, RST, PSH, ACK = 0x01, 0x02, 0x04, 0x08, 0x10
 
-_REC = [("ts_sec", "<u4"), ("ts_usec", "<u4"), ("incl_len", "<u4"), ("orig_len", "<u4"),
-        ("eth_dst", "u1", 6), ("eth_src", "u1", 6), ("ethertype", ">u2"),
-        ("ver_ihl", "u1"), ("tos", "u1"), ("ip_len", ">u2"), ("ip_id", ">u2"), ("frag", ">u2"),
-        ("ttl", "u1"), ("proto", "u1"), ("ip_sum", ">u2"), ("src", ">u4"), ("dst", ">u4"),
-        ("sport", ">u2"), ("dport", ">u2")]
-TCP_HDR = np.dtype(_REC + [("seq", ">u4"), ("ack", ">u4"), ("off", "u1"), ("flags", "u1"),
-                           ("win", ">u2"), ("l4_sum", ">u2"), ("urg", ">u2")])
+_REC = [
+    ("ts_sec", "<u4"),
+    ("ts_usec", "<u4"),
+    ("incl_len", "<u4"),
+    ("orig_len", "<u4"),
+    ("eth_dst", "u1", 6),
+    ("eth_src", "u1", 6),
+    ("ethertype", ">u2"),
+    ("ver_ihl", "u1"),
+    ("tos", "u1"),
+    ("ip_len", ">u2"),
+    ("ip_id", ">u2"),
+    ("frag", ">u2"),
+    ("ttl", "u1"),
+    ("proto", "u1"),
+    ("ip_sum", ">u2"),
+    ("src", ">u4"),
+    ("dst", ">u4"),
+    ("sport", ">u2"),
+    ("dport", ">u2"),
+]
+TCP_HDR = np.dtype(
+    _REC
+    + [
+        ("seq", ">u4"),
+        ("ack", ">u4"),
+        ("off", "u1"),
+        ("flags", "u1"),
+        ("win", ">u2"),
+        ("l4_sum", ">u2"),
+        ("urg", ">u2"),
+    ]
+)
 UDP_HDR = np.dtype(_REC + [("udp_len", ">u2"), ("l4_sum", ">u2")])
 PCAP_REC = 16
 IP_AT = PCAP_REC + ETH_LEN
 
 
 def file_header(snaplen: int) -> bytes:
-    return np.array([(PCAP_MAGIC_US, 2, 4, 0, 0, snaplen, LINKTYPE_ETHERNET)],
-                    dtype=[("magic", "<u4"), ("major", "<u2"), ("minor", "<u2"), ("zone", "<i4"),
-                           ("sigfigs", "<u4"), ("snaplen", "<u4"), ("link", "<u4")]).tobytes()
+    return np.array(
+        [(PCAP_MAGIC_US, 2, 4, 0, 0, snaplen, LINKTYPE_ETHERNET)],
+        dtype=[
+            ("magic", "<u4"),
+            ("major", "<u2"),
+            ("minor", "<u2"),
+            ("zone", "<i4"),
+            ("sigfigs", "<u4"),
+            ("snaplen", "<u4"),
+            ("link", "<u4"),
+        ],
+    ).tobytes()
 
 
 def _fold(s: np.ndarray) -> np.ndarray:
@@ -125,4 +161,4 @@ def write(fh, packets: dict, snaplen: int) -> None:
     """Writes time-ordered packets in chunks of CHUNK (bounded memory)."""
     n = len(packets["time_us"])
     for lo in range(0, n, CHUNK):
-        fh.write(render({k: v[lo:lo + CHUNK] for k, v in packets.items()}, snaplen))
+        fh.write(render({k: v[lo : lo + CHUNK] for k, v in packets.items()}, snaplen))

@@ -11,6 +11,7 @@ generator).
   quantile function at uniform probabilities, optionally restricted to [u0, 1].
 * Histograms (train sizes, packet sizes): draws proportional to the counts.
 """
+
 from __future__ import annotations
 
 import math

@@ -38,6 +38,7 @@ Connections (see also the package docstring):
    `udp_share` of the others): the same trains of datagrams, without handshake,
    acknowledgements or teardown.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -47,8 +48,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import pcap
-from .sampling import (SynthError, best_fit, cdf_at, draw_capped, draw_hist, draw_quantiles,
-                       mean_preserving_cap, observed_mean, rtt_sampler)
+from .sampling import (
+    SynthError,
+    best_fit,
+    cdf_at,
+    draw_capped,
+    draw_hist,
+    draw_quantiles,
+    mean_preserving_cap,
+    observed_mean,
+    rtt_sampler,
+)
 
 SCOPES = ("intranet", "internet")
 SIDES = ("orig", "resp")
@@ -66,23 +76,23 @@ START = 1_700_000_000  # 2023-11-14 22:13:20 UTC, as datasets/generate's tcpmix
 
 @dataclass
 class Options:
-    connections: int | None = None      # default: the model's connection count
+    connections: int | None = None  # default: the model's connection count
     seed: int = 1
-    udp_share: float = 0.0              # share of connections sent as UDP where TCP is possible
-    local_rtt_fraction: float = 0.1     # Internet: part of the RTT on the local initiator's side
-    clients: int = 200                  # hosts per scope
+    udp_share: float = 0.0  # share of connections sent as UDP where TCP is possible
+    local_rtt_fraction: float = 0.1  # Internet: part of the RTT on the local initiator's side
+    clients: int = 200  # hosts per scope
     servers: int = 16
-    max_flow_bytes: float = 1e8         # hard cap on a connection's size
+    max_flow_bytes: float = 1e8  # hard cap on a connection's size
     max_interarrival_s: float = 3600.0  # hard cap on an inter-arrival
-    max_packets: int = 20_000_000       # refuse to plan a larger trace
+    max_packets: int = 20_000_000  # refuse to plan a larger trace
     start_s: int = START
     rtt_s: dict = field(default_factory=dict)  # scope -> RTT overriding the model's median
 
 
 @dataclass
 class Trace:
-    packets: dict        # columns, time ordered (see pcap.render)
-    connections: dict    # ground truth per connection (what the analyzer must find)
+    packets: dict  # columns, time ordered (see pcap.render)
+    connections: dict  # ground truth per connection (what the analyzer must find)
     summary: dict
 
 
@@ -104,7 +114,7 @@ def flight(k: int) -> int:
     integers: 1, 2, 3, 4, 6, 9, 13, 19, 27, ... (the analyzer's `flight`)."""
     j = k // 2
     if k % 2:  # k = 2j + 1
-        return 2 ** j + (math.isqrt(2 ** (2 * j - 1)) if j else 0)
+        return 2**j + (math.isqrt(2 ** (2 * j - 1)) if j else 0)
     return math.isqrt(2 ** (2 * j - 1)) + 2 ** (j - 1)
 
 
@@ -136,13 +146,15 @@ class _Model:
                 try:
                     self.rtt[s] = rtt_sampler(model["topological"]["rtt_s"][s])
                 except SynthError:
-                    raise SynthError(f"the model has no {s} RTT; give one (rtt_s={{'{s}': 0.001}}, "
-                                     f"--rtt {s}=1ms)") from None
+                    raise SynthError(
+                        f"the model has no {s} RTT; give one (rtt_s={{'{s}': 0.001}}, --rtt {s}=1ms)"
+                    ) from None
 
     def _tcp_ok(self, scope: str) -> bool:
         a = self.apps[scope]
-        return all(sum(a[side]["train_size_pkts"]["counts"]) > 0 and self.data_sizes(scope, side) is not None
-                   for side in SIDES)
+        return all(
+            sum(a[side]["train_size_pkts"]["counts"]) > 0 and self.data_sizes(scope, side) is not None for side in SIDES
+        )
 
     def data_sizes(self, scope: str, side: str):
         """(keep-mask function) of the side's data packet IP lengths, or None."""
@@ -164,8 +176,11 @@ def _draw_pools(mdl: _Model, need: int, rng) -> dict:
             pools[s, side] = {
                 "trains": draw_hist(trains, need, rng).astype(np.int64) if sum(trains["counts"]) else None,
                 "sizes": draw_hist(mdl.apps[s][side]["packet_size_bytes"], need, rng, keep).astype(np.int64)
-                if keep else None,
-                "t": 0, "p": 0}
+                if keep
+                else None,
+                "t": 0,
+                "p": 0,
+            }
     return pools
 
 
@@ -177,7 +192,7 @@ def _take(pool: dict, key: str, k: int, rng) -> np.ndarray:
         pool[key] = arr = rng.choice(arr, size=max(2 * len(arr), k))
         at = 0
     pool["p" if key == "sizes" else "t"] = at + k
-    return arr[at:at + k]
+    return arr[at : at + k]
 
 
 def synthesize(model: dict, opts: Options | None = None) -> Trace:
@@ -188,9 +203,11 @@ def synthesize(model: dict, opts: Options | None = None) -> Trace:
     n = int(opts.connections if opts.connections is not None else model["flows"]["connections"])
     if n < 1:
         raise SynthError("no connections to write (the model has 0; give --connections N)")
-    if n > (2 ** 16 - EPHEMERAL) * opts.clients:
-        raise SynthError(f"{n} connections: at most {(2 ** 16 - EPHEMERAL) * opts.clients} distinct 5-tuples "
-                         f"with {opts.clients} clients per scope; raise --clients")
+    if n > (2**16 - EPHEMERAL) * opts.clients:
+        raise SynthError(
+            f"{n} connections: at most {(2**16 - EPHEMERAL) * opts.clients} distinct 5-tuples "
+            f"with {opts.clients} clients per scope; raise --clients"
+        )
     rng = np.random.default_rng(opts.seed)
 
     # 1. Arrivals and sizes.
@@ -216,8 +233,10 @@ def synthesize(model: dict, opts: Options | None = None) -> Trace:
     udp = ~mdl.tcp_ok[scope] | (rng.random(n) < opts.udp_share)
     for s in set(scope[udp].tolist()):
         if any(mdl.data_sizes(SCOPES[s], side) is None for side in SIDES):
-            raise SynthError(f"{SCOPES[s]}: the model has no data packet sizes for both sides; "
-                             "no TCP or UDP flow can be written for this scope")
+            raise SynthError(
+                f"{SCOPES[s]}: the model has no data packet sizes for both sides; "
+                "no TCP or UDP flow can be written for this scope"
+            )
 
     # 3. Trains (a Python loop per train; packets are arrays from here on).
     pools = _draw_pools(mdl, max(4 * n, 1024), rng)
@@ -259,8 +278,9 @@ def synthesize(model: dict, opts: Options | None = None) -> Trace:
     tcp_data = int(t_npk[~udp[t_conn]].sum())
     est = n_data + tcp_data + 7 * int((~udp).sum())
     if est > opts.max_packets:
-        raise SynthError(f"the trace would hold {est} packets, above max_packets={opts.max_packets}; "
-                         "write fewer connections")
+        raise SynthError(
+            f"the trace would hold {est} packets, above max_packets={opts.max_packets}; write fewer connections"
+        )
 
     # 5. RTTs and one-way delays (us, >= 1).
     rtt = np.zeros(n)
@@ -299,8 +319,9 @@ def synthesize(model: dict, opts: Options | None = None) -> Trace:
     for s, sc in enumerate(SCOPES):
         for side, name in enumerate(SIDES):
             emp = mdl.apps[sc][name]["pacing_per_pkt_s"]
-            keys = np.flatnonzero((np.arange(2 * n) % 2 == side) & (scope[np.arange(2 * n) // 2] == s)
-                                  & (n_side > m_side))
+            keys = np.flatnonzero(
+                (np.arange(2 * n) % 2 == side) & (scope[np.arange(2 * n) // 2] == s) & (n_side > m_side)
+            )
             if emp["n"] and len(keys):
                 p = draw_quantiles(emp, len(keys), rng) * 1e6
                 g = (p * n_side[keys] + theory[keys]) / (n_side[keys] - m_side[keys])
@@ -314,14 +335,34 @@ def synthesize(model: dict, opts: Options | None = None) -> Trace:
     # Data packets.
     tr = np.repeat(np.arange(len(t_conn)), t_npk)
     j = np.arange(n_data) - np.repeat(np.cumsum(t_npk) - t_npk, t_npk)
-    data = {"conn": t_conn[tr], "dir": t_side[tr], "time": start[tr] + j * gap[side_key[tr]],
-            "len": pay, "flags": np.where(j == t_npk[tr] - 1, pcap.PSH | pcap.ACK, pcap.ACK)}
-    return _assemble(n, data, arrival, udp, scope, size, d_o, d_r, t_conn, t_side, warm, gap, opts, rng,
-                     {"flow_size_bytes": size_cap, "interarrival_s": ia_cap}, mdl)
+    data = {
+        "conn": t_conn[tr],
+        "dir": t_side[tr],
+        "time": start[tr] + j * gap[side_key[tr]],
+        "len": pay,
+        "flags": np.where(j == t_npk[tr] - 1, pcap.PSH | pcap.ACK, pcap.ACK),
+    }
+    return _assemble(
+        n,
+        data,
+        arrival,
+        udp,
+        scope,
+        size,
+        d_o,
+        d_r,
+        t_conn,
+        t_side,
+        warm,
+        gap,
+        opts,
+        rng,
+        {"flow_size_bytes": size_cap, "interarrival_s": ia_cap},
+        mdl,
+    )
 
 
-def _assemble(n, data, arrival, udp, scope, size, d_o, d_r, t_conn, t_side, warm, gap, opts, rng,
-              caps, mdl) -> Trace:
+def _assemble(n, data, arrival, udp, scope, size, d_o, d_r, t_conn, t_side, warm, gap, opts, rng, caps, mdl) -> Trace:
     """Handshakes, acknowledgements and teardowns around the data packets; sequence and
     acknowledgement numbers; addresses; time order."""
     tcp = ~udp
@@ -354,29 +395,31 @@ def _assemble(n, data, arrival, udp, scope, size, d_o, d_r, t_conn, t_side, warm
     order = np.arange(len(P["conn"]))  # generation order breaks ties within a connection
 
     # Sequence numbers: per (connection, direction) in time order, ISN + space sent before.
-    isn = rng.integers(0, 2 ** 32, size=(n, 2), dtype=np.int64)
+    isn = rng.integers(0, 2**32, size=(n, 2), dtype=np.int64)
     key = P["conn"] * 2 + P["dir"]
     o = np.lexsort((order, P["time"], key))
     sent = np.empty_like(P["space"])
     sent[o] = _segment_cumsum(P["space"][o], key[o]) - P["space"][o]
-    seq = (isn[P["conn"], P["dir"]] + sent) % 2 ** 32
+    seq = (isn[P["conn"], P["dir"]] + sent) % 2**32
     # Acknowledgements: a packet from party D at T covers the peer's space acknowledged
     # by T, i.e. peer packets seen at t with t + 2 d_D <= T.
     # Searched in one sorted array of keys (connection, sender) x 2^SHIFT + time since
     # the first arrival.
     rel = P["time"] - arrival[0]
-    if rel.max() >= 2 ** TIME_BITS or 2 * n >= 2 ** (62 - TIME_BITS):
-        raise SynthError(f"{n} connections over {rel.max() / 864e8:.1f} days: beyond what one trace "
-                         f"holds here ({2 ** (61 - TIME_BITS)} connections, {2 ** TIME_BITS / 864e8:.0f} days)")
+    if rel.max() >= 2**TIME_BITS or 2 * n >= 2 ** (62 - TIME_BITS):
+        raise SynthError(
+            f"{n} connections over {rel.max() / 864e8:.1f} days: beyond what one trace "
+            f"holds here ({2 ** (61 - TIME_BITS)} connections, {2**TIME_BITS / 864e8:.0f} days)"
+        )
     ack_at = rel + 2 * dmine[P["conn"], 1 - P["dir"]]
     ev = np.flatnonzero(P["space"] > 0)
-    ev_key = (P["conn"][ev] * 2 + P["dir"][ev]) * 2 ** TIME_BITS + ack_at[ev]
+    ev_key = (P["conn"][ev] * 2 + P["dir"][ev]) * 2**TIME_BITS + ack_at[ev]
     eo = np.argsort(ev_key, kind="stable")
     ev_sorted = ev_key[eo]
     cum = np.r_[0, np.cumsum(P["space"][ev][eo])]
-    peer = (P["conn"] * 2 + 1 - P["dir"]) * 2 ** TIME_BITS
+    peer = (P["conn"] * 2 + 1 - P["dir"]) * 2**TIME_BITS
     acked = cum[np.searchsorted(ev_sorted, peer + rel, "right")] - cum[np.searchsorted(ev_sorted, peer, "left")]
-    ack = np.where(P["flags"] & pcap.ACK, (isn[P["conn"], 1 - P["dir"]] + acked) % 2 ** 32, 0)
+    ack = np.where(P["flags"] & pcap.ACK, (isn[P["conn"], 1 - P["dir"]] + acked) % 2**32, 0)
 
     # Addresses and ports.
     conn_idx = np.arange(n)
@@ -394,7 +437,7 @@ def _assemble(n, data, arrival, udp, scope, size, d_o, d_r, t_conn, t_side, warm
     ho = np.argsort(host_key, kind="stable")
     rank = np.empty(n, dtype=np.int64)
     rank[ho] = _segment_cumsum(np.ones(n, dtype=np.int64), host_key[ho]) - 1
-    sport = EPHEMERAL + rank % (2 ** 16 - EPHEMERAL)
+    sport = EPHEMERAL + rank % (2**16 - EPHEMERAL)
     dport = np.where(udp, UDP_PORT, np.asarray(SERVER_PORTS)[sv_i % len(SERVER_PORTS)])
 
     fwd = P["dir"] == 0
@@ -407,31 +450,47 @@ def _assemble(n, data, arrival, udp, scope, size, d_o, d_r, t_conn, t_side, warm
         "sport": np.where(fwd, sport[cc], dport[cc]),
         "dport": np.where(fwd, dport[cc], sport[cc]),
         "ip_len": P["len"] + np.where(udp[cc], pcap.IP_LEN + pcap.UDP_LEN, pcap.IP_LEN + pcap.TCP_LEN),
-        "seq": seq, "ack": ack, "flags": P["flags"],
+        "seq": seq,
+        "ack": ack,
+        "flags": P["flags"],
     }
     final = np.lexsort((order, cc, P["time"]))
     out = {k: v[final] for k, v in out.items()}
-    out["ip_id"] = np.arange(len(final)) % 2 ** 16
+    out["ip_id"] = np.arange(len(final)) % 2**16
 
     side_bytes = np.zeros((n, 2), dtype=np.int64)
     np.add.at(side_bytes, (data["conn"], data["dir"]), data["len"])
     truth = {
-        "conn": conn_idx, "ts_us": arrival, "proto": np.where(udp, "udp", "tcp"), "scope": np.asarray(SCOPES)[scope],
-        "orig_h": client, "orig_p": sport, "resp_h": server, "resp_p": dport,
-        "orig_bytes": side_bytes[:, 0], "resp_bytes": side_bytes[:, 1],
+        "conn": conn_idx,
+        "ts_us": arrival,
+        "proto": np.where(udp, "udp", "tcp"),
+        "scope": np.asarray(SCOPES)[scope],
+        "orig_h": client,
+        "orig_p": sport,
+        "resp_h": server,
+        "resp_p": dport,
+        "orig_bytes": side_bytes[:, 0],
+        "resp_bytes": side_bytes[:, 1],
         "orig_trains": np.bincount(t_conn[t_side == 0], minlength=n),
         "resp_trains": np.bincount(t_conn[t_side == 1], minlength=n),
-        "rtt_us": 2 * (d_o + d_r), "d_orig_us": d_o, "d_resp_us": d_r,
-        "gap_orig_us": gap[0::2], "gap_resp_us": gap[1::2],
+        "rtt_us": 2 * (d_o + d_r),
+        "d_orig_us": d_o,
+        "d_resp_us": d_r,
+        "gap_orig_us": gap[0::2],
+        "gap_resp_us": gap[1::2],
     }
     summary = {
-        "packets": int(len(final)),
-        "connections": {"total": n, "tcp": int(tcp.sum()), "udp": int(udp.sum()),
-                        "by_scope": {sc: int((scope == s).sum()) for s, sc in enumerate(SCOPES)}},
+        "packets": len(final),
+        "connections": {
+            "total": n,
+            "tcp": int(tcp.sum()),
+            "udp": int(udp.sum()),
+            "by_scope": {sc: int((scope == s).sum()) for s, sc in enumerate(SCOPES)},
+        },
         "payload_bytes": int(size.sum()),
         "duration_s": float((out["time_us"][-1] - out["time_us"][0]) / 1e6) if len(final) else 0.0,
         "caps": caps,
-        "trains": {"total": int(len(t_conn)), "warmups_us_sum": int(warm.sum())},
+        "trains": {"total": len(t_conn), "warmups_us_sum": int(warm.sum())},
         "seed": opts.seed,
         "source_trace": mdl.m["provenance"].get("source_trace"),
     }

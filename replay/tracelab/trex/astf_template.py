@@ -7,10 +7,20 @@ profile (`start -f THIS_FILE` in trex-console, ASTFProfile.load_py). Every numbe
 in PLAN below, computed by tracelab; this file only maps it onto the TRex API.
 Tunables: --scopes intranet,internet (default: all).
 """
+
 import argparse
 
-from trex.astf.api import (ASTFAssociationRule, ASTFIPGen, ASTFIPGenDist, ASTFIPGenGlobal, ASTFProfile,
-                           ASTFProgram, ASTFTCPClientTemplate, ASTFTCPServerTemplate, ASTFTemplate)
+from trex.astf.api import (
+    ASTFAssociationRule,
+    ASTFIPGen,
+    ASTFIPGenDist,
+    ASTFIPGenGlobal,
+    ASTFProfile,
+    ASTFProgram,
+    ASTFTCPClientTemplate,
+    ASTFTCPServerTemplate,
+    ASTFTemplate,
+)
 
 PLAN = None  # replaced by the generator with the plan (a Python literal)
 
@@ -29,11 +39,11 @@ def _program(commands):
         elif name == "delay_rand":
             prog.delay_rand(args[0], args[1])
         else:
-            raise ValueError("unknown command {!r} in the plan".format(name))
+            raise ValueError(f"unknown command {name!r} in the plan")
     return prog
 
 
-class TracelabASTF(object):
+class TracelabASTF:
     def get_profile(self, tunables=(), **kwargs):
         parser = argparse.ArgumentParser(prog="tracelab-astf", description=__doc__)
         parser.add_argument("--scopes", default="", help="comma-separated scopes (default: all)")
@@ -43,19 +53,28 @@ class TracelabASTF(object):
         for scope in PLAN["scopes"]:
             if wanted and scope["scope"] not in wanted:
                 continue
-            ip_gen = ASTFIPGen(glob=ASTFIPGenGlobal(ip_offset="1.0.0.0"),
-                               dist_client=ASTFIPGenDist(ip_range=[scope["client"]["ip_min"], scope["client"]["ip_max"]],
-                                                         distribution="seq"),
-                               dist_server=ASTFIPGenDist(ip_range=[scope["server"]["ip_min"], scope["server"]["ip_max"]],
-                                                         distribution="seq"))
+            ip_gen = ASTFIPGen(
+                glob=ASTFIPGenGlobal(ip_offset="1.0.0.0"),
+                dist_client=ASTFIPGenDist(
+                    ip_range=[scope["client"]["ip_min"], scope["client"]["ip_max"]], distribution="seq"
+                ),
+                dist_server=ASTFIPGenDist(
+                    ip_range=[scope["server"]["ip_min"], scope["server"]["ip_max"]], distribution="seq"
+                ),
+            )
             ip_gens.append(ip_gen)
             for t in scope["templates"]:
-                client = ASTFTCPClientTemplate(program=_program(t["client"]), ip_gen=ip_gen, port=t["port"], cps=t["cps"])
+                client = ASTFTCPClientTemplate(
+                    program=_program(t["client"]), ip_gen=ip_gen, port=t["port"], cps=t["cps"]
+                )
                 server = ASTFTCPServerTemplate(program=_program(t["server"]), assoc=ASTFAssociationRule(port=t["port"]))
                 templates.append(ASTFTemplate(client_template=client, server_template=server, tg_name=t["name"]))
         if not templates:
-            raise ValueError("no template selected (scopes in this profile: {})".format(
-                ", ".join(s["scope"] for s in PLAN["scopes"])))
+            raise ValueError(
+                "no template selected (scopes in this profile: {})".format(
+                    ", ".join(s["scope"] for s in PLAN["scopes"])
+                )
+            )
         # Every template carries its scope's generator; the default is only a required argument.
         return ASTFProfile(default_ip_gen=ip_gens[0], templates=templates)
 

@@ -6,6 +6,7 @@ Prints one JSON object: for STL, the streams' to_json, whether STLProfile.from_j
 that JSON serialises back to the same JSON, and the stream count; for ASTF, the
 profile's to_json. Exit 1 with TRex's message when the profile does not load.
 """
+
 import argparse
 import json
 import sys
@@ -26,15 +27,19 @@ def main():
             profile = STLProfile.load_py(args.profile, tunables=args.tunable)
             streams = profile.to_json()
             again = STLProfile.from_json(streams).to_json()
-            out = {"kind": "stl", "streams": streams, "stream_count": len(profile.get_streams()),
-                   "round_trip_equal": json.dumps(streams, sort_keys=True) == json.dumps(again, sort_keys=True)}
+            out = {
+                "kind": "stl",
+                "streams": streams,
+                "stream_count": len(profile.get_streams()),
+                "round_trip_equal": json.dumps(streams, sort_keys=True) == json.dumps(again, sort_keys=True),
+            }
         else:
             from trex.astf.api import ASTFProfile
 
             profile = ASTFProfile.load_py(args.profile, tunables=args.tunable)
             out = {"kind": "astf", "profile": profile.to_json()}
     except Exception as e:  # TRex raises its own error types; report the message, exit 1
-        print("{}: {}: {}".format(args.profile, type(e).__name__, e), file=sys.stderr)
+        print(f"{args.profile}: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
     json.dump(out, sys.stdout)
     return 0

@@ -1,4 +1,5 @@
 """`tracelab replay trex`: TRex profiles from a workload model, checked and run in a lab."""
+
 from __future__ import annotations
 
 import argparse
@@ -43,20 +44,32 @@ def _nets(items):
     for key, cidr in _pairs(items, "--net").items():
         scope, _, side = key.partition(".")
         if scope not in P.SCOPES or side not in ("client", "server"):
-            raise P.PlanError(f"--net {key}: expected intranet|internet.client|server, e.g. internet.server=48.0.0.0/16")
+            raise P.PlanError(
+                f"--net {key}: expected intranet|internet.client|server, e.g. internet.server=48.0.0.0/16"
+            )
         nets.setdefault(scope, {})[side] = cidr
     return nets
 
 
 def cmd_stl(a) -> int:
-    plan = P.stl_plan(_load_model(a.model), rate=a.rate, load=a.load, max_sizes=a.max_sizes,
-                      latency_pps=a.latency_pps, clients=a.clients, servers=a.servers,
-                      budgets=_pairs(a.budget, "--budget"), nets=_nets(a.net))
+    plan = P.stl_plan(
+        _load_model(a.model),
+        rate=a.rate,
+        load=a.load,
+        max_sizes=a.max_sizes,
+        latency_pps=a.latency_pps,
+        clients=a.clients,
+        servers=a.servers,
+        budgets=_pairs(a.budget, "--budget"),
+        nets=_nets(a.net),
+    )
     write_profile(plan, a.output)
     for c in plan["classes"]:
         budget = "no budget" if c["budget_s"] is None else f"budget {c['budget_s'] * 1e3:g} ms"
-        print(f"{c['name']:<18} pg_id {c['pg_id']}  {c['rate_bps_l1'] / 1e9:8.4f} Gb/s L1  "
-              f"{sum(s['pps'] for s in c['streams']) / 1e6:8.4f} Mpps  {len(c['streams'])} sizes  {budget}")
+        print(
+            f"{c['name']:<18} pg_id {c['pg_id']}  {c['rate_bps_l1'] / 1e9:8.4f} Gb/s L1  "
+            f"{sum(s['pps'] for s in c['streams']) / 1e6:8.4f} Mpps  {len(c['streams'])} sizes  {budget}"
+        )
     for s in plan["skipped"]:
         print(f"{s['class']:<18} skipped: {s['reason']}")
     print(f"wrote {a.output} and {plan_json(a.output)}")
@@ -64,21 +77,34 @@ def cmd_stl(a) -> int:
 
 
 def cmd_astf(a) -> int:
-    plan = P.astf_plan(_load_model(a.model), templates=a.templates, seed=a.seed, max_conn_bytes=a.max_conn_bytes,
-                       max_trains=a.max_trains, cps=a.cps, clients=a.clients, servers=a.servers, nets=_nets(a.net))
+    plan = P.astf_plan(
+        _load_model(a.model),
+        templates=a.templates,
+        seed=a.seed,
+        max_conn_bytes=a.max_conn_bytes,
+        max_trains=a.max_trains,
+        cps=a.cps,
+        clients=a.clients,
+        servers=a.servers,
+        nets=_nets(a.net),
+    )
     write_profile(plan, a.output)
     for g in plan["scopes"]:
         mean = sum(t["bytes"]["orig"] + t["bytes"]["resp"] for t in g["templates"]) / len(g["templates"])
-        print(f"{g['scope']:<9} {len(g['templates'])} templates  {g['cps']:10.3f} conn/s  "
-              f"mean {mean:10.0f} B/conn  ports {g['templates'][0]['port']}-{g['templates'][-1]['port']}")
+        print(
+            f"{g['scope']:<9} {len(g['templates'])} templates  {g['cps']:10.3f} conn/s  "
+            f"mean {mean:10.0f} B/conn  ports {g['templates'][0]['port']}-{g['templates'][-1]['port']}"
+        )
     for s in plan["skipped"]:
         print(f"{s['scope']:<9} skipped: {s['reason']}")
     low = min(t["cps"] for g in plan["scopes"] for t in g["templates"])
     if low < TREX_MIN_CPS:
         # TRex documents 0.5 conn/s as the smallest template rate; scaling all templates
         # together keeps the model's scope shares.
-        print(f"note: the slowest template has {low:.4g} conn/s, TRex's minimum is {TREX_MIN_CPS}: "
-              f"run with a multiplier of at least {TREX_MIN_CPS / low:.4g} (or give a larger --cps)")
+        print(
+            f"note: the slowest template has {low:.4g} conn/s, TRex's minimum is {TREX_MIN_CPS}: "
+            f"run with a multiplier of at least {TREX_MIN_CPS / low:.4g} (or give a larger --cps)"
+        )
     print(f"wrote {a.output} and {plan_json(a.output)}")
     return 0
 
@@ -95,12 +121,16 @@ def cmd_check(a) -> int:
     kind = _kind(a.profile)
     seen = check_profile(a.profile, kind)
     if kind == "stl":
-        print(f"{a.profile}: TRex loaded {seen['stream_count']} streams; "
-              f"to_json/from_json round trip {'identical' if seen['round_trip_equal'] else 'DIFFERS'}")
+        print(
+            f"{a.profile}: TRex loaded {seen['stream_count']} streams; "
+            f"to_json/from_json round trip {'identical' if seen['round_trip_equal'] else 'DIFFERS'}"
+        )
         return 0 if seen["round_trip_equal"] else 1
     prof = seen["profile"]
-    print(f"{a.profile}: TRex loaded {len(prof['templates'])} templates, {len(prof['program_list'])} programs, "
-          f"{len(prof['buf_list'])} buffers")
+    print(
+        f"{a.profile}: TRex loaded {len(prof['templates'])} templates, {len(prof['program_list'])} programs, "
+        f"{len(prof['buf_list'])} buffers"
+    )
     return 0
 
 
@@ -109,9 +139,23 @@ def cmd_run(a) -> int:
     plan = json.loads(plan_json(a.profile).read_text())
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(a.output) if a.output else Path(tmp) / "results.json"
-        args = [str(a.profile), "--server", a.server, "--kind", kind, "--duration", str(a.duration),
-                "--mult", a.mult, "--connect-timeout", str(a.connect_timeout), "-o", str(out),
-                "--ports", *map(str, a.ports)]
+        args = [
+            str(a.profile),
+            "--server",
+            a.server,
+            "--kind",
+            kind,
+            "--duration",
+            str(a.duration),
+            "--mult",
+            a.mult,
+            "--connect-timeout",
+            str(a.connect_timeout),
+            "-o",
+            str(out),
+            "--ports",
+            *map(str, a.ports),
+        ]
         done = run_trex_script("run_remote.py", args, timeout=a.duration + 120)
         sys.stdout.write(done.stdout)
         sys.stderr.write(done.stderr)
@@ -120,34 +164,52 @@ def cmd_run(a) -> int:
         result = json.loads(out.read_text())
     rates = readback.mpps(result.get("port_stats", {}), a.ports, result["duration_s"]) if kind == "stl" else None
     if rates:
-        print(f"ports {a.ports}: {rates['tx_mpps']:.3f} Mpps sent, {rates['rx_mpps']:.3f} Mpps received "
-              f"over {result['duration_s']:.1f} s")
+        print(
+            f"ports {a.ports}: {rates['tx_mpps']:.3f} Mpps sent, {rates['rx_mpps']:.3f} Mpps received "
+            f"over {result['duration_s']:.1f} s"
+        )
         for r in readback.class_summary(plan, result["pgid_stats"]):
             rv = "-" if r["r_v_low"] is None else f"{r['r_v_low']:.4f}..{r['r_v_high']:.4f}"
-            print(f"{r['class']:<18} latency avg {r['latency_avg_usec']} us max {r['latency_max_usec']} us  "
-                  f"lost {r['lost']}  R_v {rv}")
+            print(
+                f"{r['class']:<18} latency avg {r['latency_avg_usec']} us max {r['latency_max_usec']} us  "
+                f"lost {r['lost']}  R_v {rv}"
+            )
     return 0
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="tracelab replay trex", description=__doc__, epilog=EPILOG,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="tracelab replay trex",
+        description=__doc__,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = ap.add_subparsers(dest="command", required=True)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("model", help="workload model (*.model.json from `tracelab model derive`)")
     common.add_argument("-o", "--output", required=True, help="profile file to write (a Python module name + .py)")
     common.add_argument("--clients", type=int, default=254, help="client addresses per scope (default 254)")
     common.add_argument("--servers", type=int, default=16, help="server addresses per scope (default 16)")
-    common.add_argument("--net", action="append", default=[], metavar="SCOPE.SIDE=CIDR",
-                        help="address range, e.g. internet.server=48.0.0.0/16 (defaults: 10.1/10.2 intranet, "
-                             "10.3 clients and 48.0 servers internet)")
+    common.add_argument(
+        "--net",
+        action="append",
+        default=[],
+        metavar="SCOPE.SIDE=CIDR",
+        help="address range, e.g. internet.server=48.0.0.0/16 (defaults: 10.1/10.2 intranet, "
+        "10.3 clients and 48.0 servers internet)",
+    )
     s = sub.add_parser("stl", parents=[common], help="stateless profile: streams per class with latency stats")
     s.add_argument("--rate", default="10G", help="port rate, L1 (default 10G)")
     s.add_argument("--load", type=float, default=0.9, help="share of the port rate offered (default 0.9)")
     s.add_argument("--max-sizes", type=int, default=8, help="packet-size streams per class at most (default 8)")
     s.add_argument("--latency-pps", type=int, default=1000, help="latency probes per class (default 1000 pps)")
-    s.add_argument("--budget", action="append", default=[], metavar="CLASS=TIME",
-                   help="delay budget of a class or scope, e.g. internet=50ms or intranet-upload=1ms")
+    s.add_argument(
+        "--budget",
+        action="append",
+        default=[],
+        metavar="CLASS=TIME",
+        help="delay budget of a class or scope, e.g. internet=50ms or intranet-upload=1ms",
+    )
     s.set_defaults(run=cmd_stl)
     s = sub.add_parser("astf", parents=[common], help="stateful TCP profile: templates of trains, warm-ups, pacing")
     s.add_argument("--templates", type=int, default=8, help="connection templates per scope (default 8)")

@@ -25,6 +25,7 @@ drawn per train), so over many trains TRex samples the model's distribution with
 interpolation between deciles. Connection rates are split between scopes so that the
 bytes per second follow the model's intranet/internet shares.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -129,9 +130,17 @@ def _nets(nets: dict | None) -> dict:
     return out
 
 
-def stl_plan(model: dict, rate: str = "10G", load: float = 0.9, max_sizes: int = 8,
-             latency_pps: int = 1000, clients: int = 254, servers: int = 16,
-             budgets: dict | None = None, nets: dict | None = None) -> dict:
+def stl_plan(
+    model: dict,
+    rate: str = "10G",
+    load: float = 0.9,
+    max_sizes: int = 8,
+    latency_pps: int = 1000,
+    clients: int = 254,
+    servers: int = 16,
+    budgets: dict | None = None,
+    nets: dict | None = None,
+) -> dict:
     """Per-class STL streams for one TRex port (see the module docstring)."""
     if not 0 < load <= 1:
         raise PlanError(f"load {load}: expected 0 < load <= 1 (a share of the port rate)")
@@ -139,8 +148,10 @@ def stl_plan(model: dict, rate: str = "10G", load: float = 0.9, max_sizes: int =
     budgets = budgets or {}
     unknown = set(budgets) - {s for s in SCOPES} - {f"{s}-{d}" for s in SCOPES for d, _ in DIRECTIONS}
     if unknown:
-        raise PlanError(f"budget for unknown class {sorted(unknown)}: use a scope (intranet, internet) "
-                        "or a class such as internet-download")
+        raise PlanError(
+            f"budget for unknown class {sorted(unknown)}: use a scope (intranet, internet) "
+            "or a class such as internet-download"
+        )
     nets = _nets(nets)
     classes, skipped = [], []
     for scope in SCOPES:
@@ -163,28 +174,46 @@ def stl_plan(model: dict, rate: str = "10G", load: float = 0.9, max_sizes: int =
             lat_pps = float(latency_pps)
             data_bps = class_bps - lat_pps * l1_bits(lat_len)
             if data_bps <= 0:
-                skipped.append({"class": name, "reason": f"class rate {class_bps:.0f} b/s is below its "
-                                f"latency stream ({latency_pps} pps); lower --latency-pps"})
+                skipped.append(
+                    {
+                        "class": name,
+                        "reason": f"class rate {class_bps:.0f} b/s is below its "
+                        f"latency stream ({latency_pps} pps); lower --latency-pps",
+                    }
+                )
                 continue
             bits_per_pkt = sum(f * l1_bits(s) for s, f in groups)
             pps = data_bps / bits_per_pkt
             budget = budgets.get(name, budgets.get(scope))
             cli, srv = _hosts(nets[scope]["client"], clients), _hosts(nets[scope]["server"], servers)
-            classes.append({
-                "name": name, "scope": scope, "direction": direction, "side": side,
-                "pg_id": len(classes) + 1, "share": share, "rate_bps_l1": class_bps,
-                # The data packets flow server -> client for downloads.
-                "src": "server" if direction == "download" else "client",
-                "client": {"ip_min": cli[0], "ip_max": cli[1], "port_min": 1025, "port_max": 65535},
-                "server": {"ip_min": srv[0], "ip_max": srv[1], "port": 80},
-                "streams": [{"ip_len": s, "fraction": f, "pps": f * pps} for s, f in groups],
-                "latency": {"pg_id": len(classes) + 1, "ip_len": lat_len, "pps": lat_pps},
-                "budget_s": parse_time(budget) if isinstance(budget, str) else budget,
-            })
+            classes.append(
+                {
+                    "name": name,
+                    "scope": scope,
+                    "direction": direction,
+                    "side": side,
+                    "pg_id": len(classes) + 1,
+                    "share": share,
+                    "rate_bps_l1": class_bps,
+                    # The data packets flow server -> client for downloads.
+                    "src": "server" if direction == "download" else "client",
+                    "client": {"ip_min": cli[0], "ip_max": cli[1], "port_min": 1025, "port_max": 65535},
+                    "server": {"ip_min": srv[0], "ip_max": srv[1], "port": 80},
+                    "streams": [{"ip_len": s, "fraction": f, "pps": f * pps} for s, f in groups],
+                    "latency": {"pg_id": len(classes) + 1, "ip_len": lat_len, "pps": lat_pps},
+                    "budget_s": parse_time(budget) if isinstance(budget, str) else budget,
+                }
+            )
     if not classes:
         raise PlanError("the model gives no STL class: " + "; ".join(f"{s['class']}: {s['reason']}" for s in skipped))
-    return {"kind": "stl", "port_rate_bps": port_bps, "load": load, "classes": classes, "skipped": skipped,
-            "source": _source(model)}
+    return {
+        "kind": "stl",
+        "port_rate_bps": port_bps,
+        "load": load,
+        "classes": classes,
+        "skipped": skipped,
+        "source": _source(model),
+    }
 
 
 def _source(model: dict) -> dict:
@@ -235,9 +264,17 @@ def _flow_size_quantile(model: dict, q: float) -> float:
     return float(frozen(fit["family"], fit["params"]).ppf(q))
 
 
-def astf_plan(model: dict, templates: int = 8, seed: int = 1, max_conn_bytes: int = 10_000_000,
-              max_trains: int = 200, cps: float | None = None, clients: int = 254, servers: int = 16,
-              nets: dict | None = None) -> dict:
+def astf_plan(
+    model: dict,
+    templates: int = 8,
+    seed: int = 1,
+    max_conn_bytes: int = 10_000_000,
+    max_trains: int = 200,
+    cps: float | None = None,
+    clients: int = 254,
+    servers: int = 16,
+    nets: dict | None = None,
+) -> dict:
     """ASTF templates per scope (see the module docstring)."""
     if templates < 1:
         raise PlanError("templates: at least 1 per scope")
@@ -254,8 +291,12 @@ def astf_plan(model: dict, templates: int = 8, seed: int = 1, max_conn_bytes: in
             skipped.append({"scope": scope, "reason": "share 0 in the model"})
             continue
         if missing or not all(pay.values()):
-            skipped.append({"scope": scope, "reason": f"no trains or data packet sizes for "
-                            f"{', '.join(missing) or 'a side'} in the model"})
+            skipped.append(
+                {
+                    "scope": scope,
+                    "reason": f"no trains or data packet sizes for {', '.join(missing) or 'a side'} in the model",
+                }
+            )
             continue
         built = []
         for i in range(templates):
@@ -263,9 +304,16 @@ def astf_plan(model: dict, templates: int = 8, seed: int = 1, max_conn_bytes: in
             size = min(_flow_size_quantile(model, (i + 0.5) / templates), max_conn_bytes)
             built.append(_template(scope, i, size, apps, pay, rng, max_trains))
         scope_bytes[scope] = float(np.mean([t["bytes"]["orig"] + t["bytes"]["resp"] for t in built]))
-        out.append({"scope": scope, "share": share, "payload_per_pkt": pay, "templates": built,
-                    "client": dict(zip(("ip_min", "ip_max"), _hosts(nets[scope]["client"], clients))),
-                    "server": dict(zip(("ip_min", "ip_max"), _hosts(nets[scope]["server"], servers)))})
+        out.append(
+            {
+                "scope": scope,
+                "share": share,
+                "payload_per_pkt": pay,
+                "templates": built,
+                "client": dict(zip(("ip_min", "ip_max"), _hosts(nets[scope]["client"], clients))),
+                "server": dict(zip(("ip_min", "ip_max"), _hosts(nets[scope]["server"], servers))),
+            }
+        )
     if not out:
         raise PlanError("the model gives no ASTF scope: " + "; ".join(f"{s['scope']}: {s['reason']}" for s in skipped))
     # Connections per second: the model's mean inter-arrival unless given. Split so that
@@ -281,8 +329,16 @@ def astf_plan(model: dict, templates: int = 8, seed: int = 1, max_conn_bytes: in
             t["cps"] = g["cps"] / len(g["templates"])
             t["port"] = port  # one server port per template: the server side tells templates apart by port
             port += 1
-    return {"kind": "astf", "seed": seed, "cps": cps, "max_conn_bytes": max_conn_bytes, "max_trains": max_trains,
-            "scopes": out, "skipped": skipped, "source": _source(model)}
+    return {
+        "kind": "astf",
+        "seed": seed,
+        "cps": cps,
+        "max_conn_bytes": max_conn_bytes,
+        "max_trains": max_trains,
+        "scopes": out,
+        "skipped": skipped,
+        "source": _source(model),
+    }
 
 
 def _mean_interarrival(model: dict) -> float:
@@ -326,8 +382,14 @@ def _template(scope, index, size, apps, pay, rng, max_trains) -> dict:
         side = other
     for s in prog:
         prog[s] = [c for c in prog[s] if c is not None]
-    return {"name": f"{scope}-{index}", "target_bytes": size, "trains": trains, "bytes": sent,
-            "client": prog["orig"], "server": prog["resp"]}
+    return {
+        "name": f"{scope}-{index}",
+        "target_bytes": size,
+        "trains": trains,
+        "bytes": sent,
+        "client": prog["orig"],
+        "server": prog["resp"],
+    }
 
 
 def _delay(interval, scale):

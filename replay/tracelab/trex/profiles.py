@@ -8,6 +8,7 @@ The TRex client library bundles its own scapy, yaml and zmq and replaces modules
 those names in the process that imports it, so everything that needs it runs in a
 separate interpreter: the virtualenv made by replay/trex-env/setup.sh.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,10 @@ class TrexUnavailable(RuntimeError):
 def write_profile(plan: dict, path) -> Path:
     path = Path(path)
     if not _MODULE_NAME.fullmatch(path.name):
-        raise ValueError(f"{path}: TRex imports a profile as a module: the name must be a Python "
-                         "identifier ending in .py (letters, digits, underscores), e.g. lab_stl.py")
+        raise ValueError(
+            f"{path}: TRex imports a profile as a module: the name must be a Python "
+            "identifier ending in .py (letters, digits, underscores), e.g. lab_stl.py"
+        )
     text = resources.files(__package__).joinpath(TEMPLATES[plan["kind"]]).read_text()
     if text.count(_PLAN_LINE) != 1:
         raise RuntimeError(f"template {TEMPLATES[plan['kind']]} lost its PLAN line")
@@ -55,8 +58,10 @@ def trex_python() -> Path:
     explicit = os.environ.get("TRACELAB_TREX_PYTHON")
     candidate = Path(explicit) if explicit else REPO_ROOT / "build" / "trex-venv" / "bin" / "python"
     if not candidate.is_file():
-        raise TrexUnavailable(f"no TRex client interpreter at {candidate}: run replay/trex-env/setup.sh "
-                              "(or set TRACELAB_TREX_PYTHON to a Python with lbr-trex-client)")
+        raise TrexUnavailable(
+            f"no TRex client interpreter at {candidate}: run replay/trex-env/setup.sh "
+            "(or set TRACELAB_TREX_PYTHON to a Python with lbr-trex-client)"
+        )
     return candidate
 
 

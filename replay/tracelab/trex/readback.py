@@ -7,6 +7,7 @@ so violations are given as bounds: `low` counts the buckets at or above the budg
 `high` adds the bucket that straddles it. Latency packets lost in the DUT are counted
 apart (TRex's `dropped`): a lost packet missed its deadline too, R_v includes it.
 """
+
 from __future__ import annotations
 
 import math
@@ -47,10 +48,18 @@ def class_summary(plan: dict, pgid_stats: dict) -> list[dict]:
         hist = inner.get("histogram", {})
         received = sum(hist.values())
         lost = lat.get("err_cntrs", {}).get("dropped", 0)
-        row = {"class": cls["name"], "pg_id": pg, "tx_pkts": _total(fs.get("tx_pkts")),
-               "rx_pkts": _total(fs.get("rx_pkts")), "lost": lost,
-               "latency_avg_usec": inner.get("average"), "latency_max_usec": inner.get("total_max"),
-               "budget_s": cls["budget_s"], "r_v_low": None, "r_v_high": None}
+        row = {
+            "class": cls["name"],
+            "pg_id": pg,
+            "tx_pkts": _total(fs.get("tx_pkts")),
+            "rx_pkts": _total(fs.get("rx_pkts")),
+            "lost": lost,
+            "latency_avg_usec": inner.get("average"),
+            "latency_max_usec": inner.get("total_max"),
+            "budget_s": cls["budget_s"],
+            "r_v_low": None,
+            "r_v_high": None,
+        }
         if cls["budget_s"] is not None and received + lost > 0:
             lo, hi = violations(hist, cls["budget_s"] * 1e6)
             row["r_v_low"] = (lo + lost) / (received + lost)
@@ -69,8 +78,13 @@ def _total(per_port):
 def mpps(port_stats: dict, ports, duration_s: float) -> dict:
     """Mean Mpps sent and received over ``ports`` during a run of ``duration_s`` seconds,
     from TRex's port packet counters (opackets/ipackets; the stats are cleared at start)."""
+
     def total(key):
         return sum(port_stats.get(str(p), port_stats.get(p, {})).get(key, 0) for p in ports)
 
-    return {"tx_pkts": total("opackets"), "rx_pkts": total("ipackets"),
-            "tx_mpps": total("opackets") / duration_s / 1e6, "rx_mpps": total("ipackets") / duration_s / 1e6}
+    return {
+        "tx_pkts": total("opackets"),
+        "rx_pkts": total("ipackets"),
+        "tx_mpps": total("opackets") / duration_s / 1e6,
+        "rx_mpps": total("ipackets") / duration_s / 1e6,
+    }

@@ -10,6 +10,7 @@ The JSON holds TRex's own dictionaries (port stats, pgid stats or ASTF stats) an
 run's wall duration. Exit codes: 0 done, 77 SKIPPED (no TRex server: nothing listens
 at the address's RPC port), 1 failed (message on stderr).
 """
+
 import argparse
 import json
 import socket
@@ -27,7 +28,7 @@ def reachable(host, port, timeout):
         with socket.create_connection((host, port), timeout=timeout):
             return None
     except OSError as e:
-        return "{}:{}: {}".format(host, port, e.strerror or e)
+        return f"{host}:{port}: {e.strerror or e}"
 
 
 def run_stl(args):
@@ -44,8 +45,13 @@ def run_stl(args):
         client.start(ports=args.ports, mult=args.mult, duration=args.duration)
         client.wait_on_traffic(ports=args.ports, rx_delay_ms=args.rx_delay_ms)
         elapsed = time.monotonic() - started
-        return {"kind": "stl", "ports": args.ports, "duration_s": elapsed,
-                "port_stats": client.get_stats(ports=args.ports), "pgid_stats": client.get_pgid_stats()}
+        return {
+            "kind": "stl",
+            "ports": args.ports,
+            "duration_s": elapsed,
+            "port_stats": client.get_stats(ports=args.ports),
+            "pgid_stats": client.get_pgid_stats(),
+        }
     finally:
         client.disconnect()
 
@@ -87,12 +93,12 @@ def main():
 
     why = reachable(args.server, args.sync_port, args.connect_timeout)
     if why:
-        print("SKIPPED (no TRex server: {})".format(why))
+        print(f"SKIPPED (no TRex server: {why})")
         return SKIP
     try:
         result = run_stl(args) if args.kind == "stl" else run_astf(args)
     except Exception as e:  # TRexError and friends: say what TRex said
-        print("FAILED ({}: {})".format(type(e).__name__, e), file=sys.stderr)
+        print(f"FAILED ({type(e).__name__}: {e})", file=sys.stderr)
         return 1
     result.update({"server": args.server, "profile": args.profile, "mult": args.mult})
     text = json.dumps(result, indent=2, default=str)

@@ -5,11 +5,26 @@ STLProfile.load_py). Every number is in PLAN below, computed by tracelab; this f
 maps the plan onto TRex streams. Tunables: --classes a,b (only those classes),
 --no_latency (data streams only).
 """
+
 import argparse
 
-from trex.stl.api import (IP, TCP, Padding, Raw, STLFlowLatencyStats, STLPktBuilder, STLScVmRaw,
-                          STLStream, STLTXCont, STLVmFixChecksumHw, STLVmFlowVar, STLVmTupleGen,
-                          STLVmWrFlowVar, CTRexVmInsFixHwCs, Ether)
+from trex.stl.api import (
+    IP,
+    TCP,
+    CTRexVmInsFixHwCs,
+    Ether,
+    Padding,
+    Raw,
+    STLFlowLatencyStats,
+    STLPktBuilder,
+    STLScVmRaw,
+    STLStream,
+    STLTXCont,
+    STLVmFixChecksumHw,
+    STLVmFlowVar,
+    STLVmTupleGen,
+    STLVmWrFlowVar,
+)
 
 PLAN = None  # replaced by the generator with the plan (a Python literal)
 
@@ -29,21 +44,29 @@ def _packet(cls, ip_len):
     # length) up to the 60 B minimum frame; TRex adds the 4 B FCS.
     pkt = Ether() / hdr / Raw(b"\x00" * max(0, ip_len - len(hdr)))
     pkt = pkt / Padding(b"\x00" * max(0, ETH_MIN_NO_FCS - len(pkt)))
-    vm = STLScVmRaw([
-        # Client (ip, port) tuples: ip first, then the next port once every ip is used.
-        STLVmTupleGen(name="cli", ip_min=cli["ip_min"], ip_max=cli["ip_max"],
-                      port_min=cli["port_min"], port_max=cli["port_max"], limit_flows=0),
-        STLVmFlowVar(name="srv", min_value=srv["ip_min"], max_value=srv["ip_max"], size=4, op="random"),
-        STLVmWrFlowVar(fv_name="cli.ip", pkt_offset=ip_field),
-        STLVmWrFlowVar(fv_name="cli.port", pkt_offset=port_field),
-        STLVmWrFlowVar(fv_name="srv", pkt_offset=other_ip),
-        STLVmFixChecksumHw(l3_offset="IP", l4_offset="TCP", l4_type=CTRexVmInsFixHwCs.L4_TYPE_TCP),
-    ])
+    vm = STLScVmRaw(
+        [
+            # Client (ip, port) tuples: ip first, then the next port once every ip is used.
+            STLVmTupleGen(
+                name="cli",
+                ip_min=cli["ip_min"],
+                ip_max=cli["ip_max"],
+                port_min=cli["port_min"],
+                port_max=cli["port_max"],
+                limit_flows=0,
+            ),
+            STLVmFlowVar(name="srv", min_value=srv["ip_min"], max_value=srv["ip_max"], size=4, op="random"),
+            STLVmWrFlowVar(fv_name="cli.ip", pkt_offset=ip_field),
+            STLVmWrFlowVar(fv_name="cli.port", pkt_offset=port_field),
+            STLVmWrFlowVar(fv_name="srv", pkt_offset=other_ip),
+            STLVmFixChecksumHw(l3_offset="IP", l4_offset="TCP", l4_type=CTRexVmInsFixHwCs.L4_TYPE_TCP),
+        ]
+    )
     # remove_fcs=False: TRex would take a trailing Padding layer for a captured FCS.
     return STLPktBuilder(pkt=pkt, vm=vm, remove_fcs=False)
 
 
-class TracelabSTL(object):
+class TracelabSTL:
     def get_streams(self, tunables=(), direction=0, port_id=0, **kwargs):
         parser = argparse.ArgumentParser(prog="tracelab-stl", description=__doc__)
         parser.add_argument("--classes", default="", help="comma-separated class names (default: all)")
@@ -55,12 +78,23 @@ class TracelabSTL(object):
             if wanted and cls["name"] not in wanted:
                 continue
             for i, s in enumerate(cls["streams"]):
-                streams.append(STLStream(name="{}/{}".format(cls["name"], i), packet=_packet(cls, s["ip_len"]),
-                                         mode=STLTXCont(pps=s["pps"])))
+                streams.append(
+                    STLStream(
+                        name="{}/{}".format(cls["name"], i),
+                        packet=_packet(cls, s["ip_len"]),
+                        mode=STLTXCont(pps=s["pps"]),
+                    )
+                )
             lat = cls["latency"]
             if not args.no_latency:
-                streams.append(STLStream(name="{}/latency".format(cls["name"]), packet=_packet(cls, lat["ip_len"]),
-                                         mode=STLTXCont(pps=lat["pps"]), flow_stats=STLFlowLatencyStats(pg_id=lat["pg_id"])))
+                streams.append(
+                    STLStream(
+                        name="{}/latency".format(cls["name"]),
+                        packet=_packet(cls, lat["ip_len"]),
+                        mode=STLTXCont(pps=lat["pps"]),
+                        flow_stats=STLFlowLatencyStats(pg_id=lat["pg_id"]),
+                    )
+                )
         return streams
 
 

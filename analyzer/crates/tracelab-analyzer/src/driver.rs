@@ -457,10 +457,15 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
     }
     let by_state = by_state.into_iter().filter(|&(_, n)| n > 0).collect();
     let servers = hosts.servers(&cfg.servers);
-    let (mut files, composition) =
-        writers.finish(&cfg.out_dir, &acc, &servers, &cfg.local, &sizes).map_err(io)?;
-    files.push(crate::writers::write_hosts(&cfg.out_dir, &hosts, &servers, &cfg.local, cfg.roles.as_deref(), cfg.compression).map_err(io)?);
-    files.push(crate::writers::write_load(&cfg.out_dir, load, &servers, &cfg.local, cfg.bin_ns, cfg.compression).map_err(io)?);
+    let (mut files, composition) = writers.finish(&cfg.out_dir, &acc, &servers, &cfg.local, &sizes).map_err(io)?;
+    files.push(
+        crate::writers::write_hosts(&cfg.out_dir, &hosts, &servers, &cfg.local, cfg.roles.as_deref(), cfg.compression)
+            .map_err(io)?,
+    );
+    files.push(
+        crate::writers::write_load(&cfg.out_dir, load, &servers, &cfg.local, cfg.bin_ns, cfg.compression)
+            .map_err(io)?,
+    );
     Ok(Profile {
         accounting: acc,
         servers: servers.0.len(),

@@ -171,9 +171,9 @@ impl HostTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scope::LocalNets;
     use std::collections::{BTreeMap, BTreeSet};
     use tracelab_flow::{ConnState, Uid};
-    use crate::scope::LocalNets;
 
     /// The flat sets count what the definition counts: per host, the sets
     /// of destination ports and peers of its initiated and accepted
@@ -185,9 +185,8 @@ mod tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (x >> 33) % n
         };
-        let addrs: Vec<Addr> = (0..14u8)
-            .map(|i| if i % 5 == 0 { Addr::v6([i; 16]) } else { Addr::v4([10, 0, i / 7, i]) })
-            .collect();
+        let addrs: Vec<Addr> =
+            (0..14u8).map(|i| if i % 5 == 0 { Addr::v6([i; 16]) } else { Addr::v4([10, 0, i / 7, i]) }).collect();
         let histories = ["ShADadFf", "S", "Dd", "^hADad", "D", "sH", "ShR", "-"];
         let local = LocalNets(vec!["10.0.0.0/8".parse().unwrap()]);
         let mut table = HostTable::default();

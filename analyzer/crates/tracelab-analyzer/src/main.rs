@@ -115,7 +115,9 @@ fn build_config(a: &Args) -> Result<(ProfileConfig, serde_json::Value), String> 
         .servers
         .iter()
         .filter(|s| !s.is_empty())
-        .map(|s| s.parse::<std::net::IpAddr>().map(Addr::from).map_err(|_| format!("--servers: `{s}` is not an IP address")))
+        .map(|s| {
+            s.parse::<std::net::IpAddr>().map(Addr::from).map_err(|_| format!("--servers: `{s}` is not an IP address"))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     if a.threads == 0 || a.threads > 256 {
         return Err(format!("--threads must be 1..=256, got {}", a.threads));
@@ -192,8 +194,15 @@ fn main() -> ExitCode {
     } else if args.json {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&summary).expect("json"))
     } else {
-        print_human(&mut stdout, &cfg, &p)
-            .and_then(|_| writeln!(stdout, "\nWrote {} ({} packets in {:.2} s)", cfg.out_dir.display(), p.accounting.frames, p.elapsed_s))
+        print_human(&mut stdout, &cfg, &p).and_then(|_| {
+            writeln!(
+                stdout,
+                "\nWrote {} ({} packets in {:.2} s)",
+                cfg.out_dir.display(),
+                p.accounting.frames,
+                p.elapsed_s
+            )
+        })
     };
     // A closed stdout (e.g. piped into `head`) is not an error of the profile.
     let _ = shown;

@@ -78,14 +78,27 @@ impl RoleModel {
             return Err(err(path, format!("features {features:?}, expected {FEATURES:?}")));
         }
         let tree = doc.get("tree").ok_or_else(|| {
-            err(path, format!("classifier `{}` cannot be applied by the analyzer (only C4.5); use `tracelab roles apply`", doc["classifier"]))
+            err(
+                path,
+                format!(
+                    "classifier `{}` cannot be applied by the analyzer (only C4.5); use `tracelab roles apply`",
+                    doc["classifier"]
+                ),
+            )
         })?;
         let classes: Vec<String> =
             tree["classes"].as_array().into_iter().flatten().filter_map(|c| c.as_str().map(String::from)).collect();
         let norm = &doc["normalisation"];
-        let offset = floats(&norm["offset"]).filter(|o| o.len() == 6).ok_or_else(|| err(path, "normalisation.offset must have 6 numbers"))?;
-        let scale: Vec<Option<f64>> = norm["scale"].as_array().filter(|s| s.len() == 6).ok_or_else(|| err(path, "normalisation.scale must have 6 entries"))?
-            .iter().map(Value::as_f64).collect();
+        let offset = floats(&norm["offset"])
+            .filter(|o| o.len() == 6)
+            .ok_or_else(|| err(path, "normalisation.offset must have 6 numbers"))?;
+        let scale: Vec<Option<f64>> = norm["scale"]
+            .as_array()
+            .filter(|s| s.len() == 6)
+            .ok_or_else(|| err(path, "normalisation.scale must have 6 entries"))?
+            .iter()
+            .map(Value::as_f64)
+            .collect();
         let tree = parse_node(&tree["tree"], 0).map_err(|e| err(path, e))?;
         let model = RoleModel { classes, offset: offset.try_into().unwrap(), scale: scale.try_into().unwrap(), tree };
         if model.classes.is_empty() {
@@ -145,8 +158,10 @@ mod tests {
     #[test]
     fn walks_le_and_gt_on_normalised_values() {
         // incnx/10 <= 0.5 -> client, else server.
-        let m = model(&format!(r#"{HEAD}{{"class_counts":[5,5],"feature":0,"threshold":0.5,
-            "branch_counts":[[5,0],[0,5]],"le":{{"class_counts":[5,0]}},"gt":{{"class_counts":[0,5]}}}}}}}}"#));
+        let m = model(&format!(
+            r#"{HEAD}{{"class_counts":[5,5],"feature":0,"threshold":0.5,
+            "branch_counts":[[5,0],[0,5]],"le":{{"class_counts":[5,0]}},"gt":{{"class_counts":[0,5]}}}}}}}}"#
+        ));
         assert_eq!(m.predict([5.0, 0.0, 0.0, 0.0, 0.0, 0.0]), "client"); // 0.5 <= 0.5
         assert_eq!(m.predict([6.0, 0.0, 0.0, 0.0, 0.0, 0.0]), "server");
     }
@@ -155,8 +170,10 @@ mod tests {
     fn constant_feature_is_zero_and_empty_leaf_uses_parent_branch() {
         // dportin has a null scale: x' = 0 <= 0 always goes `le`, an empty
         // leaf, whose branch counts say server.
-        let m = model(&format!(r#"{HEAD}{{"class_counts":[3,4],"feature":2,"threshold":0.0,
-            "branch_counts":[[1,4],[2,0]],"le":{{"class_counts":[0,0]}},"gt":{{"class_counts":[2,0]}}}}}}}}"#));
+        let m = model(&format!(
+            r#"{HEAD}{{"class_counts":[3,4],"feature":2,"threshold":0.0,
+            "branch_counts":[[1,4],[2,0]],"le":{{"class_counts":[0,0]}},"gt":{{"class_counts":[2,0]}}}}}}}}"#
+        ));
         assert_eq!(m.predict([0.0, 0.0, 99.0, 0.0, 0.0, 0.0]), "server");
     }
 

@@ -35,9 +35,8 @@ impl FromStr for Cidr {
             Some((ip, len)) => (ip, Some(len)),
             None => (s, None),
         };
-        let ip: std::net::IpAddr = ip
-            .parse()
-            .map_err(|_| format!("`{s}` is not an address or network (expected e.g. 10.0.0.0/8)"))?;
+        let ip: std::net::IpAddr =
+            ip.parse().map_err(|_| format!("`{s}` is not an address or network (expected e.g. 10.0.0.0/8)"))?;
         let max = if ip.is_ipv4() { 32 } else { 128 };
         let len: u8 = match len {
             Some(l) => l
@@ -144,8 +143,7 @@ impl Category {
             Category::Other => "other",
         }
     }
-    pub const ALL: [Category; 5] =
-        [Category::LcRp, Category::LsRp, Category::LcLs, Category::LsLs, Category::Other];
+    pub const ALL: [Category; 5] = [Category::LcRp, Category::LsRp, Category::LcLs, Category::LsLs, Category::Other];
 }
 
 /// The hosts that act as servers.

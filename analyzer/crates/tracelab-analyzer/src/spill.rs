@@ -126,7 +126,10 @@ impl ConnSpillReader {
     /// The next connection's totals; an error if the spill has ended (phase
     /// 2 asks for exactly as many as were written).
     pub fn next_conn(&mut self) -> io::Result<ConnTotals> {
-        let b = self.0.next()?.ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "connection spill ended early"))?;
+        let b = self
+            .0
+            .next()?
+            .ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "connection spill ended early"))?;
         Ok(ConnTotals {
             orig: addr_at(&b, 0),
             resp: addr_at(&b, 16),
@@ -223,7 +226,13 @@ mod tests {
             };
             conns.push(&c).unwrap();
             want_conns.push(c);
-            let bin = LoadBin { bin: i as i64 - 500, orig_ip_bytes: i, resp_ip_bytes: 2 * i, orig_pkts: 3 * i, resp_pkts: 4 * i };
+            let bin = LoadBin {
+                bin: i as i64 - 500,
+                orig_ip_bytes: i,
+                resp_ip_bytes: 2 * i,
+                orig_pkts: 3 * i,
+                resp_pkts: 4 * i,
+            };
             let scope = Scope::ALL[i as usize % Scope::ALL.len()];
             load.push(&bin, scope, &c.orig, &c.resp).unwrap();
             want_load.push(LoadRow { bin, scope, orig: c.orig, resp: c.resp });

@@ -163,9 +163,13 @@ pub fn print_human(w: &mut impl Write, cfg: &ProfileConfig, p: &Profile) -> io::
         writeln!(w)?;
     }
     let other_intranet = cell(Scope::Intranet, Category::Other);
-    let external = p.composition.cells.iter().filter(|((s, _), _)| *s == Scope::External).map(|(_, c)| c.cnxs).sum::<u64>();
-    writeln!(w, "  (percentages within External / Internal; also {} intranet client-client and {} transit cnxs)",
-        other_intranet.cnxs, external)?;
+    let external =
+        p.composition.cells.iter().filter(|((s, _), _)| *s == Scope::External).map(|(_, c)| c.cnxs).sum::<u64>();
+    writeln!(
+        w,
+        "  (percentages within External / Internal; also {} intranet client-client and {} transit cnxs)",
+        other_intranet.cnxs, external
+    )?;
     writeln!(w, "\nUploads and downloads (mature transfers, IP bytes)")?;
     for (label, s, cats) in [
         ("external", Scope::Internet, &[Category::LcRp, Category::LsRp][..]),
@@ -173,7 +177,13 @@ pub fn print_human(w: &mut impl Write, cfg: &ProfileConfig, p: &Profile) -> io::
     ] {
         let up: u64 = cats.iter().map(|c| cell(s, *c).upload_bytes).sum();
         let down: u64 = cats.iter().map(|c| cell(s, *c).download_bytes).sum();
-        writeln!(w, "  {label:<9} upload {:>12}  download {:>12}  download share {}%", human_bytes(up), human_bytes(down), pct(down, up + down))?;
+        writeln!(
+            w,
+            "  {label:<9} upload {:>12}  download {:>12}  download share {}%",
+            human_bytes(up),
+            human_bytes(down),
+            pct(down, up + down)
+        )?;
     }
     Ok(())
 }

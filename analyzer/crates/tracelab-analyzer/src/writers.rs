@@ -138,7 +138,14 @@ impl OutputWriters {
     /// connections.parquet (the samples' `conn`). `open_ns` stamps conn.log's
     /// `#open` line (the first packet's time) when this is the first one.
     /// `has_local`: `--local` was given (else `local_orig`/`local_resp` are unset).
-    pub fn connection(&mut self, c: &ConnRecord, row: u64, ends: Locality, has_local: bool, open_ns: i64) -> io::Result<()> {
+    pub fn connection(
+        &mut self,
+        c: &ConnRecord,
+        row: u64,
+        ends: Locality,
+        has_local: bool,
+        open_ns: i64,
+    ) -> io::Result<()> {
         let ctx = ConnContext {
             scope: ends.scope().name(),
             local_orig: has_local.then_some(ends.orig),
@@ -158,11 +165,17 @@ impl OutputWriters {
         if let Some(t) = &c.transfer {
             let w = Sides { orig: &t.orig.warmups_ns, resp: &t.resp.warmups_ns };
             self.warmups.extend(w.len(), |r, at| {
-                r.i64_all(row).label_split(w.orig_rows(&at), "orig", "resp").i32_each(w.index(at.clone())).f64_each(w.values(at).map(|w| w as f64 / 1e9));
+                r.i64_all(row)
+                    .label_split(w.orig_rows(&at), "orig", "resp")
+                    .i32_each(w.index(at.clone()))
+                    .f64_each(w.values(at).map(|w| w as f64 / 1e9));
             })?;
             let n = Sides { orig: &t.orig.train_sizes, resp: &t.resp.train_sizes };
             self.trains.extend(n.len(), |r, at| {
-                r.i64_all(row).label_split(n.orig_rows(&at), "orig", "resp").i32_each(n.index(at.clone())).i64_each(n.values(at).map(|n| n as i64));
+                r.i64_all(row)
+                    .label_split(n.orig_rows(&at), "orig", "resp")
+                    .i32_each(n.index(at.clone()))
+                    .i64_each(n.values(at).map(|n| n as i64));
             })?;
         }
         let s = Sides { orig: &c.rtt.data_ack_orig_samples, resp: &c.rtt.data_ack_resp_samples };
@@ -206,7 +219,12 @@ impl OutputWriters {
                     for (k, &n) in counts.iter().enumerate() {
                         if n > 0 {
                             let len = eight * 8 + k;
-                            t.row().label(Some(scope.name())).label(Some(side)).i32(Some(len as i32)).i64(Some(n as i64)).end();
+                            t.row()
+                                .label(Some(scope.name()))
+                                .label(Some(side))
+                                .i32(Some(len as i32))
+                                .i64(Some(n as i64))
+                                .end();
                             t.flush_if_full()?;
                         }
                     }

@@ -86,7 +86,8 @@ fn conn_log_matches_zeek_on_bundled_trace() {
     let o = analyze(&repo().join("datasets/real/zeek-wikipedia.pcap"), &out, &["--threads", "1"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let mut ours = conn_log_rows(&fs::read_to_string(out.join("conn.log")).unwrap());
-    let mut zeek = conn_log_rows(&fs::read_to_string(repo().join("datasets/real/baselines/zeek-wikipedia.conn.log")).unwrap());
+    let mut zeek =
+        conn_log_rows(&fs::read_to_string(repo().join("datasets/real/baselines/zeek-wikipedia.conn.log")).unwrap());
     assert_eq!(zeek.len(), 34);
     ours.sort();
     zeek.sort();
@@ -154,7 +155,12 @@ fn every_shared_trace_is_accounted_for() {
         let out = tmp(&format!("acct-{i}"));
         let o = analyze(t, &out, &["--local", "10.0.0.0/8,192.168.0.0/16", "--threads", "2"]);
         let code = o.status.code();
-        assert!(matches!(code, Some(0) | Some(1)), "{}: exit {code:?}: {}", t.display(), String::from_utf8_lossy(&o.stderr));
+        assert!(
+            matches!(code, Some(0) | Some(1)),
+            "{}: exit {code:?}: {}",
+            t.display(),
+            String::from_utf8_lossy(&o.stderr)
+        );
         let s = summary(&out);
         let p = &s["packets"];
         let skipped: u64 = p["skipped"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
@@ -251,7 +257,8 @@ fn host_features_match_counts_from_zeek_conn_log() {
     let out = tmp("ftp-hosts");
     let o = analyze(&dir.join("ipv4.pcap"), &out, &["--threads", "1"]);
     assert!(o.status.success());
-    let zeek = conn_log_rows(&fs::read_to_string(dir.join("baseline/scripts.base.protocols.ftp.ftp-ipv4/conn.log")).unwrap());
+    let zeek =
+        conn_log_rows(&fs::read_to_string(dir.join("baseline/scripts.base.protocols.ftp.ftp-ipv4/conn.log")).unwrap());
     #[derive(Default, Debug, PartialEq)]
     struct F {
         incnx: i64,
@@ -306,7 +313,9 @@ fn samples_join_connections_by_row() {
     let conns = concat(&read_parquet(&out.join("connections.parquet")));
     let n = conns.num_rows();
     // (table, value column naming the side's expected count in connections.parquet)
-    for (table, counts) in [("rtt", "rtt_data_ack_{side}_count"), ("trains", "{side}_trains"), ("warmups", "{side}_trains")] {
+    for (table, counts) in
+        [("rtt", "rtt_data_ack_{side}_count"), ("trains", "{side}_trains"), ("warmups", "{side}_trains")]
+    {
         let t = concat(&read_parquet(&out.join(format!("samples/{table}.parquet"))));
         assert!(t.num_rows() > 0, "{table}: no samples on this trace");
         let conn = t.column_by_name("conn").unwrap().as_primitive::<Int64Type>();
@@ -320,7 +329,11 @@ fn samples_join_connections_by_row() {
             let col = conns.column_by_name(&counts.replace("{side}", s)).unwrap().as_primitive::<Int64Type>();
             for row in 0..n {
                 let expect = if col.is_null(row) { 0 } else { col.value(row) };
-                assert_eq!(seen.get(&(row as i64, s.to_string())).copied().unwrap_or(0), expect, "{table} {s} row {row}");
+                assert_eq!(
+                    seen.get(&(row as i64, s.to_string())).copied().unwrap_or(0),
+                    expect,
+                    "{table} {s} row {row}"
+                );
             }
         }
     }
@@ -338,9 +351,16 @@ fn compression_changes_codec_not_values() {
     let (plain, snappy) = (tmp("codec-none"), tmp("codec-snappy"));
     assert!(analyze(&trace, &plain, &[]).status.success());
     assert!(analyze(&trace, &snappy, &["--compression", "snappy"]).status.success());
-    for f in ["connections.parquet", "hosts.parquet", "load.parquet", "samples/rtt.parquet", "samples/packet_sizes.parquet"] {
-        for (dir, codec) in [(&plain, parquet::basic::Compression::UNCOMPRESSED), (&snappy, parquet::basic::Compression::SNAPPY)] {
-            let meta = ParquetRecordBatchReaderBuilder::try_new(fs::File::open(dir.join(f)).unwrap()).unwrap().metadata().clone();
+    for f in
+        ["connections.parquet", "hosts.parquet", "load.parquet", "samples/rtt.parquet", "samples/packet_sizes.parquet"]
+    {
+        for (dir, codec) in
+            [(&plain, parquet::basic::Compression::UNCOMPRESSED), (&snappy, parquet::basic::Compression::SNAPPY)]
+        {
+            let meta = ParquetRecordBatchReaderBuilder::try_new(fs::File::open(dir.join(f)).unwrap())
+                .unwrap()
+                .metadata()
+                .clone();
             for rg in meta.row_groups() {
                 assert!(rg.columns().iter().all(|c| c.compression() == codec), "{f}: expected {codec:?}");
             }

@@ -22,9 +22,7 @@
 //! IPv6 routing headers and home-address options do not replace the
 //! addresses (Zeek uses the final destination of a type-0 routing header).
 
-use crate::SkipReason::{
-    self, BadIpHeader, BadTcpHeader, BadUdpHeader, IpFragment, Ipv6ExtensionLimit, Truncated,
-};
+use crate::SkipReason::{self, BadIpHeader, BadTcpHeader, BadUdpHeader, IpFragment, Ipv6ExtensionLimit, Truncated};
 use crate::{ip_proto, tcp_flags, Addr, PacketMeta, TcpMeta};
 
 /// Extension headers in one IPv6 packet.
@@ -48,12 +46,7 @@ fn be32(b: &[u8; 20], at: usize) -> u32 {
 
 /// `offset` is where IP starts in `d` (the link header's length).
 #[inline]
-pub(crate) fn decode_ip(
-    d: &[u8],
-    offset: usize,
-    wire_len: u32,
-    m: &mut PacketMeta,
-) -> Result<(), SkipReason> {
+pub(crate) fn decode_ip(d: &[u8], offset: usize, wire_len: u32, m: &mut PacketMeta) -> Result<(), SkipReason> {
     let ip = d.get(offset..).ok_or(Truncated)?;
     // What the wire carried from the IP header on.
     let wire_ip = (wire_len as usize).saturating_sub(offset);

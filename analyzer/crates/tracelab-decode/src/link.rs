@@ -39,11 +39,7 @@ pub(crate) struct L3 {
 }
 
 fn at(offset: usize) -> Result<L3, SkipReason> {
-    Ok(L3 {
-        offset,
-        vlan: 0,
-        inner_vlan: 0,
-    })
+    Ok(L3 { offset, vlan: 0, inner_vlan: 0 })
 }
 
 fn be16(b: &[u8], at: usize) -> Result<u16, SkipReason> {
@@ -57,9 +53,7 @@ fn be16(b: &[u8], at: usize) -> Result<u16, SkipReason> {
 pub(crate) fn locate_ip(link_type: u32, d: &[u8]) -> Result<L3, SkipReason> {
     match link_type {
         linktype::ETHERNET => ethernet(d),
-        linktype::RAW | linktype::RAW_12 | linktype::RAW_14 | linktype::IPV4 | linktype::IPV6 => {
-            at(0)
-        }
+        linktype::RAW | linktype::RAW_12 | linktype::RAW_14 | linktype::IPV4 | linktype::IPV6 => at(0),
         linktype::LINUX_SLL => ethertype_chain(d, 16, be16(d, 14)?),
         linktype::LINUX_SLL2 => {
             // The protocol comes first in SLL2; the header is 20 bytes.
@@ -74,11 +68,7 @@ pub(crate) fn locate_ip(link_type: u32, d: &[u8]) -> Result<L3, SkipReason> {
             // The family is in the capturing host's byte order; families
             // are small numbers, so high bits set mean the other order.
             let af = u32::from_le_bytes(*h);
-            bsd_family(if af & 0xffff_0000 != 0 {
-                af.swap_bytes()
-            } else {
-                af
-            })
+            bsd_family(if af & 0xffff_0000 != 0 { af.swap_bytes() } else { af })
         }
         linktype::LOOP => bsd_family(u32::from_be_bytes(*d.first_chunk::<4>().ok_or(Truncated)?)),
         linktype::PPP | linktype::PPP_HDLC => ppp(d),
@@ -117,11 +107,7 @@ fn ethernet(d: &[u8]) -> Result<L3, SkipReason> {
 /// Follows Ethertypes from `offset` until IP. Zeek's IP analyzer then
 /// trusts the version nibble, not the Ethertype, and so does `ip.rs`.
 fn ethertype_chain(d: &[u8], mut offset: usize, mut ethertype: u16) -> Result<L3, SkipReason> {
-    let mut l3 = L3 {
-        offset,
-        vlan: 0,
-        inner_vlan: 0,
-    };
+    let mut l3 = L3 { offset, vlan: 0, inner_vlan: 0 };
     let mut tags = 0;
     for _ in 0..=MAX_L2_HEADERS {
         match ethertype {
@@ -178,11 +164,7 @@ fn mpls(d: &[u8], mut offset: usize) -> Result<usize, SkipReason> {
         offset += 4;
         if label[2] & 0x01 != 0 {
             let version = d.get(offset).ok_or(Truncated)? >> 4;
-            return if version == 4 || version == 6 {
-                Ok(offset)
-            } else {
-                Err(UnsupportedEncapsulation)
-            };
+            return if version == 4 || version == 6 { Ok(offset) } else { Err(UnsupportedEncapsulation) };
         }
     }
     Err(UnsupportedEncapsulation)

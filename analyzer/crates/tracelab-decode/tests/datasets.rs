@@ -70,11 +70,7 @@ fn tshark_tcp(text: &str) -> BTreeMap<Conv, (usize, usize)> {
         }
         let (a, b) = (tok[0].to_string(), tok[2].to_string());
         let (b_to_a, a_to_b): (usize, usize) = (tok[3].parse().unwrap(), tok[6].parse().unwrap());
-        let (key, fwd, back) = if a < b {
-            ((a, b), a_to_b, b_to_a)
-        } else {
-            ((b, a), b_to_a, a_to_b)
-        };
+        let (key, fwd, back) = if a < b { ((a, b), a_to_b, b_to_a) } else { ((b, a), b_to_a, a_to_b) };
         // tshark splits a reused 4-tuple into several conversations.
         let e: &mut (usize, usize) = out.entry(key).or_default();
         e.0 += fwd;
@@ -106,9 +102,7 @@ fn tcp_conversations_match_tshark() {
     let mut failures = Vec::new();
     for path in traces(&root) {
         let rel = path.strip_prefix(&root).unwrap().display().to_string();
-        let Ok(text) =
-            std::fs::read_to_string(reference.join(format!("{rel}.tshark-conv-tcp.txt")))
-        else {
+        let Ok(text) = std::fs::read_to_string(reference.join(format!("{rel}.tshark-conv-tcp.txt"))) else {
             continue;
         };
         let theirs = tshark_tcp(&text);
@@ -117,31 +111,20 @@ fn tcp_conversations_match_tshark() {
         match (ours == theirs, known) {
             (true, None) => compared += 1,
             (false, Some((_, why))) => println!("KNOWN DIFFERENCE {rel}: {why}"),
-            (true, Some(_)) => {
-                failures.push(format!("{rel}: listed as a known difference but agrees"))
-            }
+            (true, Some(_)) => failures.push(format!("{rel}: listed as a known difference but agrees")),
             (false, None) => {
                 let diff: Vec<_> = ours
                     .iter()
                     .filter(|(k, v)| theirs.get(*k) != Some(*v))
                     .map(|(k, v)| format!("{k:?} ours {v:?} tshark {:?}", theirs.get(k)))
-                    .chain(
-                        theirs
-                            .keys()
-                            .filter(|k| !ours.contains_key(*k))
-                            .map(|k| format!("{k:?} missing")),
-                    )
+                    .chain(theirs.keys().filter(|k| !ours.contains_key(*k)).map(|k| format!("{k:?} missing")))
                     .take(5)
                     .collect();
                 failures.push(format!("{rel}: {}", diff.join("; ")));
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "TCP conversations differ from tshark:\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "TCP conversations differ from tshark:\n{}", failures.join("\n"));
     assert!(compared >= 70, "only {compared} traces compared");
 }
 
@@ -150,12 +133,7 @@ fn manifest_udp_conversations(root: &Path) -> BTreeMap<String, usize> {
     let text = std::fs::read_to_string(root.join("MANIFEST.md")).unwrap();
     let mut out = BTreeMap::new();
     for line in text.lines() {
-        let cells: Vec<&str> = line
-            .trim()
-            .trim_matches('|')
-            .split('|')
-            .map(str::trim)
-            .collect();
+        let cells: Vec<&str> = line.trim().trim_matches('|').split('|').map(str::trim).collect();
         if cells.len() != 11 {
             continue;
         }
@@ -194,17 +172,11 @@ fn udp_conversation_counts_match_the_manifest() {
         match (ours == *n, known) {
             (true, None) => {}
             (false, Some((_, why))) => println!("KNOWN DIFFERENCE {rel}: {why}"),
-            (true, Some(_)) => {
-                failures.push(format!("{rel}: listed as a known difference but agrees"))
-            }
+            (true, Some(_)) => failures.push(format!("{rel}: listed as a known difference but agrees")),
             (false, None) => failures.push(format!("{rel}: {ours} UDP conversations, tshark {n}")),
         }
     }
-    assert!(
-        failures.is_empty(),
-        "UDP conversations differ from tshark:\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "UDP conversations differ from tshark:\n{}", failures.join("\n"));
 }
 
 #[test]
@@ -221,10 +193,7 @@ fn every_frame_is_decoded_or_skipped_for_a_reason() {
             *total.skipped.entry(r).or_default() += n;
         }
     }
-    println!(
-        "{} frames: {} decoded, skipped {:?}",
-        total.frames, total.decoded, total.skipped
-    );
+    println!("{} frames: {} decoded, skipped {:?}", total.frames, total.decoded, total.skipped);
     // The MANIFEST's total ("total packets 70,518").
     assert_eq!(total.frames, 70_518);
 }
@@ -235,11 +204,7 @@ fn every_frame_is_decoded_or_skipped_for_a_reason() {
 #[test]
 fn decode_into_a_reused_meta_equals_decode() {
     let root = datasets();
-    let mut reused = PacketMeta {
-        sport: 0xdead,
-        ip_len: u32::MAX,
-        ..PacketMeta::default()
-    };
+    let mut reused = PacketMeta { sport: 0xdead, ip_len: u32::MAX, ..PacketMeta::default() };
     let mut frames = 0;
     for path in traces(&root) {
         let Ok(mut src) = tracelab_pcap::open(&path) else {
@@ -248,14 +213,7 @@ fn decode_into_a_reused_meta_equals_decode() {
         while let Ok(Some(f)) = src.next_frame() {
             frames += 1;
             let fresh = decode(f.link_type, f.data, f.ts_ns, f.wire_len, f.interface);
-            let into = decode_into(
-                f.link_type,
-                f.data,
-                f.ts_ns,
-                f.wire_len,
-                f.interface,
-                &mut reused,
-            );
+            let into = decode_into(f.link_type, f.data, f.ts_ns, f.wire_len, f.interface, &mut reused);
             assert_eq!(into.err(), fresh.err(), "{} frame {frames}", path.display());
             if let Ok(m) = fresh {
                 assert_eq!(reused, m, "{} frame {frames}", path.display());

@@ -30,8 +30,7 @@ static GLOBAL: Counting = Counting;
 #[test]
 fn decode_allocates_nothing() {
     // Mixed IPv4/IPv6, TCP/UDP, ARP, 613 UDP and 137 TCP conversations.
-    let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../../shared/datasets/real/ndpi/gnutella.pcap");
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/datasets/real/ndpi/gnutella.pcap");
     let frames: Vec<(u32, Vec<u8>, u32)> = {
         let mut src = tracelab_pcap::open(&trace).expect("the shared datasets beside the checkout");
         let mut v = Vec::new();

@@ -101,37 +101,14 @@ const U: u8 = ip_proto::UDP;
 /// Server ports registered by each Zeek script (`Analyzer::register_for_ports`
 /// in base/protocols/*/main.zeek); "packet-protocols" is always loaded.
 const ZEEK_PORTS: &[(&str, &[(u8, u16)])] = &[
-    (
-        "packet-protocols",
-        &[
-            (U, 5072),
-            (U, 6081),
-            (U, 4754),
-            (U, 2152),
-            (U, 2123),
-            (U, 3544),
-            (U, 4789),
-        ],
-    ),
+    ("packet-protocols", &[(U, 5072), (U, 6081), (U, 4754), (U, 2152), (U, 2123), (U, 3544), (U, 4789)]),
     ("dce-rpc", &[(T, 135)]),
     ("dhcp", &[(U, 67), (U, 4011)]),
     ("dnp3", &[(T, 20000), (U, 20000)]),
     ("dns", &[(U, 53), (T, 53), (U, 137), (U, 5353), (U, 5355)]),
     ("finger", &[(T, 79)]),
     ("ftp", &[(T, 21), (T, 2811)]),
-    (
-        "http",
-        &[
-            (T, 80),
-            (T, 81),
-            (T, 631),
-            (T, 1080),
-            (T, 3128),
-            (T, 8000),
-            (T, 8080),
-            (T, 8888),
-        ],
-    ),
+    ("http", &[(T, 80), (T, 81), (T, 631), (T, 1080), (T, 3128), (T, 8000), (T, 8080), (T, 8888)]),
     ("imap", &[(T, 143)]),
     ("irc", &[(T, 6666), (T, 6667), (T, 6668), (T, 6669)]),
     ("krb", &[(U, 88), (T, 88)]),

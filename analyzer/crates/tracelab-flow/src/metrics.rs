@@ -85,11 +85,7 @@ impl Side {
     /// retransmission.
     #[cold]
     fn below_max(&mut self, s: u32, e: u32, max: u32) -> bool {
-        if let Some(i) = self
-            .holes
-            .iter()
-            .position(|&(hs, he)| seq_delta(s, hs) >= 0 && seq_delta(e, he) <= 0)
-        {
+        if let Some(i) = self.holes.iter().position(|&(hs, he)| seq_delta(s, hs) >= 0 && seq_delta(e, he) <= 0) {
             let (hs, he) = self.holes.remove(i);
             if seq_delta(e, he) < 0 {
                 self.holes.insert(i, (e, he));
@@ -121,12 +117,7 @@ impl Side {
             (Some(f), Some(b)) => self.ends_rising && seq_delta(e, b.end) > 0 && seq_delta(e, f.end) > 0,
             _ => true,
         };
-        q.push_back(Outstanding {
-            start: s,
-            end: e,
-            ts,
-            ambiguous: false,
-        });
+        q.push_back(Outstanding { start: s, end: e, ts, ambiguous: false });
     }
 
     /// An ACK for `ack` from the peer at `ts`: every queued segment that
@@ -259,22 +250,9 @@ impl TcpMetrics {
     /// Inlined into the tracker's per-packet path (its only caller; a
     /// plain `#[inline]` left it a call with seven arguments to spill).
     #[inline(always)]
-    pub fn packet(
-        &mut self,
-        slot: usize,
-        flags: u8,
-        seq: u32,
-        ack: u32,
-        payload: u32,
-        ts: i64,
-        cap: usize,
-    ) {
-        let (syn, fin, rst, ackf) = (
-            flags & F::SYN != 0,
-            flags & F::FIN != 0,
-            flags & F::RST != 0,
-            flags & F::ACK != 0,
-        );
+    pub fn packet(&mut self, slot: usize, flags: u8, seq: u32, ack: u32, payload: u32, ts: i64, cap: usize) {
+        let (syn, fin, rst, ackf) =
+            (flags & F::SYN != 0, flags & F::FIN != 0, flags & F::RST != 0, flags & F::ACK != 0);
         // Handshake RTT: the last SYN before the SYN/ACK (the one most
         // likely answered), the last SYN/ACK before the final ACK.
         // (After the handshake the common packet tests two flags here.)
@@ -351,12 +329,7 @@ impl TcpMetrics {
                 let me = &mut self.side[slot];
                 me.warmups.push(warmup);
                 me.warmup += warmup;
-                self.train = Some(Train {
-                    slot,
-                    start: ts,
-                    end: ts,
-                    pkts: 1,
-                });
+                self.train = Some(Train { slot, start: ts, end: ts, pkts: 1 });
             }
         }
     }
@@ -434,11 +407,7 @@ impl TcpMetrics {
                 warmup_ns: s.warmup,
                 theory_ns: theory,
                 pacing_ns: pacing,
-                pacing_per_pkt_ns: if s.data_pkts == 0 {
-                    0.0
-                } else {
-                    pacing as f64 / s.data_pkts as f64
-                },
+                pacing_per_pkt_ns: if s.data_pkts == 0 { 0.0 } else { pacing as f64 / s.data_pkts as f64 },
             }
         };
         let orig = side(&mut self.side[a]);
@@ -473,11 +442,7 @@ pub const fn flight(n: u32) -> u128 {
     if n % 2 == 1 {
         // n = 2k+1: 2^k + floor(sqrt(2^(2k-1))) (the 2^(-1/2) term is < 1 for k = 0)
         let k = (n - 1) / 2;
-        let root = if k == 0 {
-            0
-        } else {
-            (1u128 << (2 * k - 1)).isqrt()
-        };
+        let root = if k == 0 { 0 } else { (1u128 << (2 * k - 1)).isqrt() };
         (1u128 << k) + root
     } else {
         // n = 2k: floor(sqrt(2^(2k-1))) + 2^(k-1)
@@ -568,20 +533,15 @@ mod tests {
                     let len = 1 + (r >> 8) as u32 % 1460;
                     let s = match (r >> 20) % 64 {
                         0 => seq.wrapping_sub((r >> 24) as u32 % 20_000), // back (reordered/resent)
-                        1 => seq.wrapping_add(1 << 31),                      // far off
-                        3 => seq.wrapping_add(3 << 29),                      // far, still after
-                        2 => seq.wrapping_add((r >> 24) as u32 % 5_000),      // ahead, a hole
+                        1 => seq.wrapping_add(1 << 31),                   // far off
+                        3 => seq.wrapping_add(3 << 29),                   // far, still after
+                        2 => seq.wrapping_add((r >> 24) as u32 % 5_000),  // ahead, a hole
                         _ => seq,
                     };
                     if seq_delta(s.wrapping_add(len), seq) > 0 {
                         seq = s.wrapping_add(len);
                     }
-                    let o = Outstanding {
-                        start: s,
-                        end: s.wrapping_add(len),
-                        ts,
-                        ambiguous: (r >> 40) % 7 == 0,
-                    };
+                    let o = Outstanding { start: s, end: s.wrapping_add(len), ts, ambiguous: (r >> 40) % 7 == 0 };
                     side.sent(o.start, o.end, ts);
                     side.outstanding.back_mut().unwrap().ambiguous = o.ambiguous;
                     if reference.len() == MAX_OUTSTANDING {
@@ -590,13 +550,13 @@ mod tests {
                     reference.push(o);
                 } else {
                     let ack = match (r >> 20) % 32 {
-                        0 => (r >> 24) as u32,                                    // wild
-                        1 => seq.wrapping_sub((r >> 24) as u32 % 30_000),         // behind
+                        0 => (r >> 24) as u32,                                             // wild
+                        1 => seq.wrapping_sub((r >> 24) as u32 % 30_000),                  // behind
                         2 => seq.wrapping_add(1 << 31).wrapping_sub((r >> 30) as u32 % 3), // half-way round
                         _ => seq.wrapping_sub((r >> 24) as u32 % 3_000),
                     };
-                    let scan = !(side.ends_rising
-                        && side.outstanding.back().is_some_and(|b| seq_delta(b.end, ack) > 0));
+                    let scan =
+                        !(side.ends_rising && side.outstanding.back().is_some_and(|b| seq_delta(b.end, ack) > 0));
                     side.acked(ack, ts, usize::MAX);
                     reference.retain(|o| {
                         let covered = seq_delta(o.end, ack) <= 0;

@@ -19,11 +19,7 @@ pub struct List<T: Copy + Default, const N: usize> {
 
 impl<T: Copy + Default, const N: usize> Default for List<T, N> {
     fn default() -> Self {
-        List {
-            inline: [T::default(); N],
-            len: 0,
-            heap: Vec::new(),
-        }
+        List { inline: [T::default(); N], len: 0, heap: Vec::new() }
     }
 }
 

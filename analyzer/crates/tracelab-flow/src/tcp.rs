@@ -40,10 +40,7 @@ pub(crate) enum EpState {
 }
 
 fn is_handshake(s: EpState) -> bool {
-    matches!(
-        s,
-        EpState::Inactive | EpState::SynSent | EpState::SynAckSent
-    )
+    matches!(s, EpState::Inactive | EpState::SynSent | EpState::SynAckSent)
 }
 
 // TCP_Endpoint::HistoryMasks
@@ -258,19 +255,12 @@ impl Tcp {
             if self.attempt_at == t {
                 self.attempt_at = UNARMED;
                 let (o, r) = (self.ep[c.orig_slot].state, self.ep[c.orig_slot ^ 1].state);
-                if self.is_active
-                    && matches!(o, EpState::SynSent | EpState::SynAckSent)
-                    && r == EpState::Inactive
-                {
+                if self.is_active && matches!(o, EpState::SynSent | EpState::SynAckSent) && r == EpState::Inactive {
                     return true; // AttemptTimer: connection_attempt
                 }
                 continue;
             }
-            let i = self
-                .expire
-                .iter()
-                .position(|&e| e == t)
-                .expect("timer t is armed");
+            let i = self.expire.iter().position(|&e| e == t).expect("timer t is armed");
             self.expire[i] = UNARMED;
             if self.expire_timer(c, t, cfg) {
                 return true;
@@ -342,11 +332,7 @@ impl Tcp {
     }
 
     fn set_first_packet_seen(&mut self, c: &Common, is_orig: bool) {
-        let slot = if is_orig {
-            c.orig_slot
-        } else {
-            c.orig_slot ^ 1
-        };
+        let slot = if is_orig { c.orig_slot } else { c.orig_slot ^ 1 };
         self.first_packet_seen[slot] = true;
     }
 
@@ -367,11 +353,7 @@ impl Tcp {
     }
 
     fn add_history(&self, c: &mut Common, slot: usize, code: char) {
-        c.history.push(if slot == c.orig_slot {
-            code
-        } else {
-            code.to_ascii_lowercase()
-        });
+        c.history.push(if slot == c.orig_slot { code } else { code.to_ascii_lowercase() });
     }
 
     fn scaled(c: &mut Common, code: char, counter: &mut u32, thresh: &mut u32) {
@@ -495,12 +477,7 @@ impl Tcp {
         ts: i64,
         cfg: &TrackerConfig,
     ) -> TcpOutcome {
-        let (syn, fin, rst, ack) = (
-            flags & F::SYN != 0,
-            flags & F::FIN != 0,
-            flags & F::RST != 0,
-            flags & F::ACK != 0,
-        );
+        let (syn, fin, rst, ack) = (flags & F::SYN != 0, flags & F::FIN != 0, flags & F::RST != 0, flags & F::ACK != 0);
         let peer = slot ^ 1;
         let len_i = len as i64;
 
@@ -521,11 +498,7 @@ impl Tcp {
         self.update_history(c, slot, syn, fin, rst, ack, rel_seq, len as u64);
 
         // update_window: only the zero-window test matters to conn.log.
-        if window == 0
-            && !rst
-            && self.ep[peer].state != EpState::Closed
-            && self.ep[slot].state != EpState::Reset
-        {
+        if window == 0 && !rst && self.ep[peer].state != EpState::Closed && self.ep[slot].state != EpState::Reset {
             self.zero_window(c, slot);
         }
 
@@ -543,19 +516,14 @@ impl Tcp {
 
         let delta_last = self.update_last_seq(c, slot, seq_one_past, syn, fin, rst, len);
 
-        let (do_close, gen_event, established) = self.update_state_machine(
-            c, slot, base_seq, ack_seq, len, delta_last, syn, fin, rst, ack, ts, cfg,
-        );
+        let (do_close, gen_event, established) =
+            self.update_state_machine(c, slot, base_seq, ack_seq, len, delta_last, syn, fin, rst, ack, ts, cfg);
 
         if ack {
             self.ack_received(c, peer, rel_ack);
         }
 
-        let rel_data_seq = if syn {
-            rel_seq.wrapping_add(1)
-        } else {
-            rel_seq
-        };
+        let rel_data_seq = if syn { rel_seq.wrapping_add(1) } else { rel_seq };
         if len > 0 && !rst && !seq_underflow && captured_all {
             // A snaplen-cut payload never reaches Zeek's reassembler
             // ("truncated_tcp_payload"); a later ACK then reveals a gap.
@@ -665,9 +633,7 @@ impl Tcp {
         } else if bits == 1 {
             if syn {
                 let code = if ack { 'H' } else { 'S' };
-                if self.check_history(c, slot, HIST_SYN_PKT, code)
-                    && rel_seq != self.ep[slot].hist_last_syn
-                {
+                if self.check_history(c, slot, HIST_SYN_PKT, code) && rel_seq != self.ep[slot].hist_last_syn {
                     self.add_history(c, slot, code);
                 }
                 self.ep[slot].hist_last_syn = rel_seq;
@@ -675,17 +641,13 @@ impl Tcp {
             if fin {
                 // A FIN's sequence number sits after the data it carries.
                 let fin_at = rel_seq.wrapping_add(len);
-                if self.check_history(c, slot, HIST_FIN_PKT, 'F')
-                    && fin_at != self.ep[slot].hist_last_fin
-                {
+                if self.check_history(c, slot, HIST_FIN_PKT, 'F') && fin_at != self.ep[slot].hist_last_fin {
                     self.add_history(c, slot, 'F');
                 }
                 self.ep[slot].hist_last_fin = fin_at;
             }
             if rst {
-                if self.check_history(c, slot, HIST_RST_PKT, 'R')
-                    && rel_seq != self.ep[slot].hist_last_rst
-                {
+                if self.check_history(c, slot, HIST_RST_PKT, 'R') && rel_seq != self.ep[slot].hist_last_rst {
                     self.add_history(c, slot, 'R');
                 }
                 self.ep[slot].hist_last_rst = rel_seq;
@@ -752,11 +714,7 @@ impl Tcp {
             EpState::Inactive => {
                 if syn {
                     if is_orig {
-                        let s = if ack {
-                            EpState::SynAckSent
-                        } else {
-                            EpState::SynSent
-                        };
+                        let s = if ack { EpState::SynAckSent } else { EpState::SynSent };
                         self.set_state(c, slot, s, cfg);
                         if cfg.tcp_attempt_delay_ns != 0 {
                             self.attempt_at = ts + cfg.tcp_attempt_delay_ns;
@@ -765,11 +723,7 @@ impl Tcp {
                     } else {
                         if ack {
                             // bad_SYN_ack weird only.
-                            let _ = seq_between(
-                                ack_seq,
-                                self.ep[peer].start_seq as u32,
-                                self.ep[peer].last_seq,
-                            );
+                            let _ = seq_between(ack_seq, self.ep[peer].start_seq as u32, self.ep[peer].last_seq);
                         } else if self.ep[peer].state == EpState::SynAckSent
                             && base_seq == self.ep[slot].start_seq as u32
                         {
@@ -830,18 +784,12 @@ impl Tcp {
                 }
             }
             EpState::Established | EpState::Partial => {
-                if syn
-                    && self.ep[slot].state == EpState::Partial
-                    && self.ep[peer].state == EpState::Inactive
-                    && !ack
-                {
+                if syn && self.ep[slot].state == EpState::Partial && self.ep[peer].state == EpState::Inactive && !ack {
                     self.set_state(c, slot, EpState::SynSent, cfg);
                 }
                 if fin && !rst {
                     self.set_state(c, slot, EpState::Closed, cfg);
-                    if self.ep[peer].state == EpState::Reset
-                        && self.ep[peer].prev_state == EpState::Closed
-                    {
+                    if self.ep[peer].state == EpState::Reset && self.ep[peer].prev_state == EpState::Closed {
                         // FIN followed by RST from the peer was a normal close.
                         self.set_state(c, peer, EpState::Closed, cfg);
                     }
@@ -851,9 +799,7 @@ impl Tcp {
                 if rst {
                     self.set_state(c, slot, EpState::Reset, cfg);
                     do_close = true;
-                    if self.ep[peer].state != EpState::Reset
-                        || self.ep[peer].prev_state != EpState::Established
-                    {
+                    if self.ep[peer].state != EpState::Reset || self.ep[peer].prev_state != EpState::Established {
                         self.is_active = false; // ConnectionReset
                     }
                 }
@@ -875,13 +821,7 @@ impl Tcp {
     }
 
     /// TCPSessionAdapter::ConnectionClosed.
-    fn connection_closed(
-        &mut self,
-        c: &mut Common,
-        slot: usize,
-        gen_event: bool,
-        cfg: &TrackerConfig,
-    ) {
+    fn connection_closed(&mut self, c: &mut Common, slot: usize, gen_event: bool, cfg: &TrackerConfig) {
         let peer = slot ^ 1;
         if self.ep[slot].did_close {
             return;
@@ -891,9 +831,7 @@ impl Tcp {
             || self.ep[peer].did_close
             || self.ep[peer].state == EpState::Inactive;
         if close_complete {
-            if (self.ep[slot].prev_state != EpState::Inactive
-                || self.ep[peer].state != EpState::Inactive)
-                && gen_event
+            if (self.ep[slot].prev_state != EpState::Inactive || self.ep[peer].state != EpState::Inactive) && gen_event
             {
                 self.is_active = false; // ConnectionFinished
             }
@@ -997,8 +935,7 @@ impl Tcp {
 
     fn gap(&mut self, c: &mut Common, slot: usize, _at: u64, len: u64) {
         let clean = |e: &Endpoint| {
-            e.state == EpState::Established
-                || (e.state == EpState::Closed && e.prev_state == EpState::Established)
+            e.state == EpState::Established || (e.state == EpState::Closed && e.prev_state == EpState::Established)
         };
         if clean(&self.ep[slot]) && clean(&self.ep[slot ^ 1]) {
             let code = if slot == c.orig_slot { 'G' } else { 'g' };
@@ -1101,14 +1038,7 @@ mod tests {
     }
 
     fn common() -> Common {
-        Common {
-            history: String::new(),
-            hist_seen: 0,
-            orig_slot: 0,
-            last_ns: 0,
-            inactivity_ns: 0,
-            missed_bytes: 0,
-        }
+        Common { history: String::new(), hist_seen: 0, orig_slot: 0, last_ns: 0, inactivity_ns: 0, missed_bytes: 0 }
     }
 
     /// Random connections (handshake or not, sequence numbers near the
@@ -1188,8 +1118,8 @@ mod tests {
             let mut ts = 0i64;
             for _ in 0..60 {
                 let slot = rng.below(2) as usize;
-                let flags = [F::SYN, F::SYN | F::ACK, F::ACK, F::ACK | F::PSH, F::FIN | F::ACK, F::RST]
-                    [rng.below(6) as usize];
+                let flags =
+                    [F::SYN, F::SYN | F::ACK, F::ACK, F::ACK | F::PSH, F::FIN | F::ACK, F::RST][rng.below(6) as usize];
                 let (seq, ack) = (rng.below(4000) as u32, rng.below(4000) as u32);
                 ts += rng.below(cfg.tcp_attempt_delay_ns.max(1) as u64 * 2) as i64;
                 c.last_ns = ts;

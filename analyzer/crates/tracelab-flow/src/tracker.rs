@@ -166,10 +166,7 @@ struct Wheel {
 
 impl Wheel {
     fn new() -> Wheel {
-        Wheel {
-            slots: (0..WHEEL_SLOTS).map(|_| Vec::new()).collect(),
-            drained: None,
-        }
+        Wheel { slots: (0..WHEEL_SLOTS).map(|_| Vec::new()).collect(), drained: None }
     }
 
     /// Registers `key` at `deadline`; `now` (network time) starts the
@@ -218,10 +215,7 @@ struct ServerPorts {
 
 impl ServerPorts {
     fn new(cfg: &TrackerConfig) -> ServerPorts {
-        let mut sp = ServerPorts {
-            tcp: Box::new([0; 1024]),
-            udp: Box::new([0; 1024]),
-        };
+        let mut sp = ServerPorts { tcp: Box::new([0; 1024]), udp: Box::new([0; 1024]) };
         for &(proto, port) in &cfg.likely_server_ports {
             let bits = match proto {
                 ip_proto::TCP => &mut sp.tcp,
@@ -236,11 +230,7 @@ impl ServerPorts {
     /// Whether `port` is a likely server port of `proto`, TCP or UDP (the
     /// only protocols asked about).
     fn has(&self, proto: u8, port: u16) -> bool {
-        let bits = if proto == ip_proto::TCP {
-            &self.tcp
-        } else {
-            &self.udp
-        };
+        let bits = if proto == ip_proto::TCP { &self.tcp } else { &self.udp };
         bits[usize::from(port >> 6)] & 1 << (port & 63) != 0
     }
 }
@@ -402,11 +392,7 @@ impl Conn {
                 let ack = f & tracelab_decode::tcp_flags::ACK != 0;
                 let mut flip = false;
                 if (!syn || ack) && ports.has(ip_proto::TCP, sp) {
-                    flip = if ports.has(ip_proto::TCP, dp) {
-                        !syn && sp < dp
-                    } else {
-                        true
-                    };
+                    flip = if ports.has(ip_proto::TCP, dp) { !syn && sp < dp } else { true };
                 }
                 // The TCP adapter starts with the UDP timeout; leaving the
                 // handshake switches to tcp_inactivity_timeout.
@@ -414,24 +400,12 @@ impl Conn {
             }
             ip_proto::UDP => {
                 let flip = ports.has(ip_proto::UDP, sp) && !ports.has(ip_proto::UDP, dp);
-                (
-                    Kind::Datagram([-1, -1]),
-                    cfg.udp_inactivity_timeout_ns,
-                    flip,
-                )
+                (Kind::Datagram([-1, -1]), cfg.udp_inactivity_timeout_ns, flip)
             }
-            ip_proto::ICMP | ip_proto::ICMPV6 => (
-                Kind::Datagram([-1, -1]),
-                cfg.icmp_inactivity_timeout_ns,
-                false,
-            ),
+            ip_proto::ICMP | ip_proto::ICMPV6 => (Kind::Datagram([-1, -1]), cfg.icmp_inactivity_timeout_ns, false),
             _ => (Kind::Other, cfg.unknown_ip_inactivity_timeout_ns, false),
         };
-        let (sp, dp) = if matches!(kind, Kind::Other) {
-            (0, 0)
-        } else {
-            (sp, dp)
-        };
+        let (sp, dp) = if matches!(kind, Kind::Other) { (0, 0) } else { (sp, dp) };
         let mut c = Common {
             history: String::with_capacity(16),
             hist_seen: 0,
@@ -454,11 +428,7 @@ impl Conn {
             pkts: [0; 2],
             ip_bytes: [0; 2],
             kind,
-            bin: Bin {
-                bin,
-                ip_bytes: [0; 2],
-                pkts: [0; 2],
-            },
+            bin: Bin { bin, ip_bytes: [0; 2], pkts: [0; 2] },
             past_bins: Vec::new(),
             bin_span: bin_span(bin, cfg.load_bin_ns.max(1)),
             armed: i64::MAX,
@@ -471,11 +441,8 @@ impl Conn {
     /// The earliest time a timer of this connection can fire: before it,
     /// [`Conn::expired`] changes nothing and returns false.
     fn deadline(&self) -> i64 {
-        let inactive_at = if self.c.inactivity_ns > 0 {
-            self.c.last_ns.saturating_add(self.c.inactivity_ns)
-        } else {
-            i64::MAX
-        };
+        let inactive_at =
+            if self.c.inactivity_ns > 0 { self.c.last_ns.saturating_add(self.c.inactivity_ns) } else { i64::MAX };
         match &self.kind {
             Kind::Tcp(t) => inactive_at.min(t.0.next_timer()),
             _ => inactive_at,
@@ -494,11 +461,7 @@ impl Conn {
 
     /// Runs this connection's timers up to `now`; true = Zeek removed it.
     fn expired(&mut self, now: i64, cfg: &TrackerConfig) -> bool {
-        let inactive_at = if self.c.inactivity_ns > 0 {
-            self.c.last_ns + self.c.inactivity_ns
-        } else {
-            i64::MAX
-        };
+        let inactive_at = if self.c.inactivity_ns > 0 { self.c.last_ns + self.c.inactivity_ns } else { i64::MAX };
         if let Kind::Tcp(t) = &mut self.kind {
             if t.0.run_timers(&self.c, now.min(inactive_at), cfg) {
                 return true;
@@ -568,15 +531,7 @@ impl Conn {
                     p.ts_ns,
                     cfg,
                 );
-                m.packet(
-                    slot,
-                    h.flags,
-                    h.seq,
-                    h.ack,
-                    p.payload_len,
-                    p.ts_ns,
-                    cfg.max_rtt_samples_per_conn,
-                );
+                m.packet(slot, h.flags, h.seq, h.ack, p.payload_len, p.ts_ns, cfg.max_rtt_samples_per_conn);
                 if out.established {
                     // base/protocols/conn/inactivity.zeek: per-port timeouts.
                     let orig = self.c.orig_slot;
@@ -588,11 +543,7 @@ impl Conn {
                     {
                         service = op;
                     }
-                    if let Some(&(_, t)) = cfg
-                        .tcp_port_inactivity_ns
-                        .iter()
-                        .find(|(port, _)| *port == service)
-                    {
+                    if let Some(&(_, t)) = cfg.tcp_port_inactivity_ns.iter().find(|(port, _)| *port == service) {
                         self.c.set_inactivity(t);
                     }
                 }
@@ -623,11 +574,7 @@ impl Conn {
     fn enter_bin(&mut self, ts: i64, width: i64) {
         let bin = ts.div_euclid(width);
         if self.bin.bin != bin {
-            let next = Bin {
-                bin,
-                ip_bytes: [0; 2],
-                pkts: [0; 2],
-            };
+            let next = Bin { bin, ip_bytes: [0; 2], pkts: [0; 2] };
             self.past_bins.push(std::mem::replace(&mut self.bin, next));
         }
         self.bin_span = bin_span(bin, width);
@@ -646,14 +593,12 @@ impl Conn {
                     &self.c.history,
                 )
             }
-            Kind::Datagram(len) if self.proto == ip_proto::UDP => {
-                match (len[orig] >= 0, len[orig ^ 1] >= 0) {
-                    (true, true) => ConnState::SF,
-                    (true, false) => ConnState::S0,
-                    (false, true) => ConnState::SHR,
-                    (false, false) => ConnState::OTH,
-                }
-            }
+            Kind::Datagram(len) if self.proto == ip_proto::UDP => match (len[orig] >= 0, len[orig ^ 1] >= 0) {
+                (true, true) => ConnState::SF,
+                (true, false) => ConnState::S0,
+                (false, true) => ConnState::SHR,
+                (false, false) => ConnState::OTH,
+            },
             _ => ConnState::OTH,
         }
     }
@@ -732,9 +677,7 @@ impl Conn {
 /// The times `[start, end)` of load bin `bin` of `width` ns; empty when
 /// they do not fit an i64 (every packet then takes the division).
 fn bin_span(bin: i64, width: i64) -> (i64, i64) {
-    bin.checked_mul(width)
-        .and_then(|s| Some((s, s.checked_add(width)?)))
-        .unwrap_or((i64::MAX, i64::MIN))
+    bin.checked_mul(width).and_then(|s| Some((s, s.checked_add(width)?))).unwrap_or((i64::MAX, i64::MIN))
 }
 
 fn is_broadcast(a: &Addr) -> bool {
@@ -742,13 +685,7 @@ fn is_broadcast(a: &Addr) -> bool {
 }
 
 /// base/protocols/conn/main.zeek `conn_state` for TCP.
-pub(crate) fn tcp_conn_state(
-    os: EpState,
-    rs: EpState,
-    osize: u64,
-    rsize: u64,
-    history: &str,
-) -> ConnState {
+pub(crate) fn tcp_conn_state(os: EpState, rs: EpState, osize: u64, rsize: u64, history: &str) -> ConnState {
     use EpState::*;
     let o_inactive = matches!(os, Inactive | Partial);
     let r_inactive = matches!(rs, Inactive | Partial);
@@ -861,9 +798,7 @@ mod tests {
         let mut x: u64 = 12345;
         let mut next = || {
             // A fixed LCG: deterministic without a dependency.
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (x >> 33) as i64
         };
         let mut now = 1_700_000_000 * WHEEL_SEC;
@@ -880,15 +815,10 @@ mod tests {
                 pending.push((k, now + ahead));
             }
             // Mostly one-second epochs, sometimes a long gap in the trace.
-            now += if step % 97 == 96 {
-                5000 * WHEEL_SEC
-            } else {
-                WHEEL_SEC / 2 + next() % WHEEL_SEC
-            };
+            now += if step % 97 == 96 { 5000 * WHEEL_SEC } else { WHEEL_SEC / 2 + next() % WHEEL_SEC };
             let mut got = Vec::new();
             wheel.take_due(now, &mut got);
-            let mut want: Vec<(FlowKey, i64)> =
-                pending.iter().copied().filter(|&(_, d)| d <= now).collect();
+            let mut want: Vec<(FlowKey, i64)> = pending.iter().copied().filter(|&(_, d)| d <= now).collect();
             pending.retain(|&(_, d)| d > now);
             got.sort();
             want.sort();

@@ -24,15 +24,7 @@ fn flags(s: &str) -> u8 {
 
 /// A TCP/IPv4 packet: 20-byte IP and TCP headers.
 #[allow(clippy::too_many_arguments)]
-fn tcp(
-    ts: i64,
-    src: ([u8; 4], u16),
-    dst: ([u8; 4], u16),
-    fl: &str,
-    seq: u32,
-    ack: u32,
-    len: u32,
-) -> PacketMeta {
+fn tcp(ts: i64, src: ([u8; 4], u16), dst: ([u8; 4], u16), fl: &str, seq: u32, ack: u32, len: u32) -> PacketMeta {
     PacketMeta {
         ts_ns: ts,
         wire_len: 54 + len,
@@ -45,14 +37,7 @@ fn tcp(
         dport: dst.1,
         payload_len: len,
         payload_captured: len,
-        tcp: TcpMeta {
-            flags: flags(fl),
-            seq,
-            ack,
-            window: 1000,
-            header_len: 20,
-            ..Default::default()
-        },
+        tcp: TcpMeta { flags: flags(fl), seq, ack, window: 1000, header_len: 20, ..Default::default() },
         ..Default::default()
     }
 }
@@ -120,19 +105,13 @@ fn sf_full_exchange() {
     let r = one(&p);
     assert_eq!(r.history, "ShAdDaFf");
     assert_eq!(r.conn_state, ConnState::SF);
-    assert_eq!(
-        (r.orig_h, r.orig_p, r.resp_h, r.resp_p),
-        (Addr::v4(C), 40000, Addr::v4(S), 80)
-    );
+    assert_eq!((r.orig_h, r.orig_p, r.resp_h, r.resp_p), (Addr::v4(C), 40000, Addr::v4(S), 80));
     // Sizes from sequence numbers: orig last_seq 202 - ISN 100 - SYN - FIN.
     assert_eq!((r.orig_bytes, r.resp_bytes), (Some(100), Some(50)));
     // The last ACK comes after both FINs: Zeek stops the clock at 70 ms.
     assert_eq!(r.duration_ns, Some(70 * MS));
     // orig: 4 x 40 + 140; resp: 40 + 90 + 40 + 40.
-    assert_eq!(
-        (r.orig_pkts, r.orig_ip_bytes, r.resp_pkts, r.resp_ip_bytes),
-        (5, 300, 4, 210)
-    );
+    assert_eq!((r.orig_pkts, r.orig_ip_bytes, r.resp_pkts, r.resp_ip_bytes), (5, 300, 4, 210));
     assert_eq!(r.rtt.syn_synack_ns, Some(10 * MS));
     assert_eq!(r.rtt.synack_ack_ns, Some(10 * MS));
     assert_eq!(r.rtt.handshake_ns, Some(20 * MS));
@@ -142,10 +121,7 @@ fn sf_full_exchange() {
     assert!(r.handshake_complete && r.closed && r.well_behaved);
     let d = r.transfer.expect("data");
     // setup: 0 -> first data at 30; transfer 30 -> 40; teardown 40 -> FIN at 70.
-    assert_eq!(
-        (d.setup_ns, d.transfer_ns, d.teardown_ns),
-        (30 * MS, 10 * MS, 30 * MS)
-    );
+    assert_eq!((d.setup_ns, d.transfer_ns, d.teardown_ns), (30 * MS, 10 * MS, 30 * MS));
     assert_eq!(d.resp.train_sizes.to_vec(), vec![1]);
     assert_eq!(d.orig.train_sizes.to_vec(), vec![1]);
     assert_eq!(d.orig.warmups_ns.to_vec(), vec![10 * MS]);
@@ -160,78 +136,44 @@ fn state_of(p: &[PacketMeta]) -> (ConnState, String) {
 #[test]
 fn every_conn_state() {
     let h = handshake();
-    let with =
-        |extra: &[PacketMeta]| -> Vec<PacketMeta> { h.iter().chain(extra).copied().collect() };
+    let with = |extra: &[PacketMeta]| -> Vec<PacketMeta> { h.iter().chain(extra).copied().collect() };
     // S0: a lone SYN.
     assert_eq!(state_of(&h[..1]), (ConnState::S0, "S".into()));
     // REJ: SYN answered by RST/ACK; orig still SYN_SENT.
-    assert_eq!(
-        state_of(&[h[0], tcp(MS, SV, CL, "RA", 0, 101, 0)]),
-        (ConnState::REJ, "Sr".into())
-    );
+    assert_eq!(state_of(&[h[0], tcp(MS, SV, CL, "RA", 0, 101, 0)]), (ConnState::REJ, "Sr".into()));
     // S1: established, never closed.
     assert_eq!(state_of(&h), (ConnState::S1, "ShA".into()));
     // S2 / S3: one FIN only.
-    assert_eq!(
-        state_of(&with(&[tcp(30 * MS, CL, SV, "FA", 101, 501, 0)])),
-        (ConnState::S2, "ShAF".into())
-    );
-    assert_eq!(
-        state_of(&with(&[tcp(30 * MS, SV, CL, "FA", 501, 101, 0)])),
-        (ConnState::S3, "ShAf".into())
-    );
+    assert_eq!(state_of(&with(&[tcp(30 * MS, CL, SV, "FA", 101, 501, 0)])), (ConnState::S2, "ShAF".into()));
+    assert_eq!(state_of(&with(&[tcp(30 * MS, SV, CL, "FA", 501, 101, 0)])), (ConnState::S3, "ShAf".into()));
     // RSTO / RSTR: established, then a RST from one side.
-    assert_eq!(
-        state_of(&with(&[tcp(30 * MS, CL, SV, "R", 101, 0, 0)])),
-        (ConnState::RSTO, "ShAR".into())
-    );
-    assert_eq!(
-        state_of(&with(&[tcp(30 * MS, SV, CL, "R", 501, 0, 0)])),
-        (ConnState::RSTR, "ShAr".into())
-    );
+    assert_eq!(state_of(&with(&[tcp(30 * MS, CL, SV, "R", 101, 0, 0)])), (ConnState::RSTO, "ShAR".into()));
+    assert_eq!(state_of(&with(&[tcp(30 * MS, SV, CL, "R", 501, 0, 0)])), (ConnState::RSTR, "ShAr".into()));
     // RSTOS0: SYN then RST from the originator, no SYN/ACK ("SR" matches
     // /^?S[^HAFGIQ]*R.*/).
-    assert_eq!(
-        state_of(&[h[0], tcp(MS, CL, SV, "R", 101, 0, 0)]),
-        (ConnState::RSTOS0, "SR".into())
-    );
+    assert_eq!(state_of(&[h[0], tcp(MS, CL, SV, "R", 101, 0, 0)]), (ConnState::RSTOS0, "SR".into()));
     // RSTRH: SYN/ACK then RST from the responder, no SYN. The SYN/ACK from
     // port 80 makes Zeek flip the roles at once ('^'), so it is 'h'.
     assert_eq!(
-        state_of(&[
-            tcp(0, SV, CL, "SA", 500, 101, 0),
-            tcp(MS, SV, CL, "R", 501, 0, 0)
-        ]),
+        state_of(&[tcp(0, SV, CL, "SA", 500, 101, 0), tcp(MS, SV, CL, "R", 501, 0, 0)]),
         (ConnState::RSTRH, "^hr".into())
     );
     // SH: SYN then FIN from the originator, no reply.
-    assert_eq!(
-        state_of(&[h[0], tcp(MS, CL, SV, "F", 101, 0, 0)]),
-        (ConnState::SH, "SF".into())
-    );
+    assert_eq!(state_of(&[h[0], tcp(MS, CL, SV, "F", 101, 0, 0)]), (ConnState::SH, "SF".into()));
     // SHR: SYN/ACK then FIN from the responder.
     assert_eq!(
-        state_of(&[
-            tcp(0, SV, CL, "SA", 500, 101, 0),
-            tcp(MS, SV, CL, "FA", 501, 101, 0)
-        ]),
+        state_of(&[tcp(0, SV, CL, "SA", 500, 101, 0), tcp(MS, SV, CL, "FA", 501, 101, 0)]),
         (ConnState::SHR, "^hf".into())
     );
     // OTH: mid-stream ACK, no SYN anywhere.
-    assert_eq!(
-        state_of(&[tcp(0, CL, SV, "A", 1000, 2000, 0)]),
-        (ConnState::OTH, "A".into())
-    );
+    assert_eq!(state_of(&[tcp(0, CL, SV, "A", 1000, 2000, 0)]), (ConnState::OTH, "A".into()));
 }
 
 #[test]
 fn single_packet_has_no_duration_or_bytes() {
     // Zeek leaves duration and bytes unset when duration is 0.
     let r = one(&handshake()[..1]);
-    assert_eq!(
-        (r.duration_ns, r.orig_bytes, r.resp_bytes),
-        (None, None, None)
-    );
+    assert_eq!((r.duration_ns, r.orig_bytes, r.resp_bytes), (None, None, None));
     assert_eq!((r.orig_pkts, r.orig_ip_bytes), (1, 40));
 }
 
@@ -251,14 +193,7 @@ fn retransmission_gives_no_rtt_sample() {
     assert_eq!(r.rtt.data_ack_orig.count, 0);
     assert!(r.rtt.data_ack_orig_samples.is_empty());
     let d = r.transfer.unwrap();
-    assert_eq!(
-        (
-            d.orig.data_pkts,
-            d.orig.distinct_data_pkts,
-            d.orig.retransmissions
-        ),
-        (2, 1, 1)
-    );
+    assert_eq!((d.orig.data_pkts, d.orig.distinct_data_pkts, d.orig.retransmissions), (2, 1, 1));
     // One train of two packets (retransmissions included).
     assert_eq!(d.orig.train_sizes.to_vec(), vec![2]);
     assert_eq!(r.orig_bytes, Some(100));
@@ -291,10 +226,7 @@ fn midstream_start_flips_to_the_client() {
     // First packet: data from port 80 to an ephemeral port. Zeek's
     // WantConnection flips (80 is a likely server port): orig = client,
     // history starts with '^', the data is the responder's ('d').
-    let p = [
-        tcp(0, SV, CL, "PA", 5000, 9000, 100),
-        tcp(10 * MS, CL, SV, "A", 9000, 5100, 0),
-    ];
+    let p = [tcp(0, SV, CL, "PA", 5000, 9000, 100), tcp(10 * MS, CL, SV, "A", 9000, 5100, 0)];
     let r = one(&p);
     assert_eq!((r.orig_h, r.orig_p), (Addr::v4(C), 40000));
     assert_eq!(r.history, "^dA");
@@ -311,10 +243,7 @@ fn synack_first_then_ack_flips_by_history() {
     // history becomes "^h" then 'A' from the new originator.
     let a = (C, 5000);
     let b = (S, 6000);
-    let r = one(&[
-        tcp(0, a, b, "SA", 700, 301, 0),
-        tcp(MS, b, a, "A", 301, 701, 0),
-    ]);
+    let r = one(&[tcp(0, a, b, "SA", 700, 301, 0), tcp(MS, b, a, "A", 301, 701, 0)]);
     assert_eq!(r.history, "^hA");
     assert_eq!((r.orig_h, r.orig_p), (Addr::v4(S), 6000));
 }
@@ -337,10 +266,7 @@ fn seq_wraparound_counts_bytes() {
     assert_eq!(r.history, "ShADa");
     // Both segments covered by the wrapped ACK: 15 ms and 14 ms.
     assert_eq!(r.rtt.data_ack_orig.count, 2);
-    assert_eq!(
-        (r.rtt.data_ack_orig.min_ns, r.rtt.data_ack_orig.max_ns),
-        (14 * MS, 15 * MS)
-    );
+    assert_eq!((r.rtt.data_ack_orig.min_ns, r.rtt.data_ack_orig.max_ns), (14 * MS, 15 * MS));
     assert_eq!(r.transfer.unwrap().orig.retransmissions, 0);
 }
 
@@ -349,10 +275,7 @@ fn content_gap_is_missed_bytes() {
     // 100 bytes sent but not captured (101..201), then 201..301 seen; the
     // server ACKs 301: Zeek reports a 100-byte gap ('G').
     let mut p = handshake();
-    p.extend([
-        tcp(30 * MS, CL, SV, "PA", 201, 501, 100),
-        tcp(40 * MS, SV, CL, "A", 501, 301, 0),
-    ]);
+    p.extend([tcp(30 * MS, CL, SV, "PA", 201, 501, 100), tcp(40 * MS, SV, CL, "A", 501, 301, 0)]);
     let r = one(&p);
     assert_eq!(r.missed_bytes, 100);
     assert_eq!(r.history, "ShADaG");
@@ -366,16 +289,10 @@ fn udp_and_icmp() {
     let dns = (S, 53);
     let r = one(&[udp(0, c, dns, 30), udp(5 * MS, dns, c, 100)]);
     assert_eq!((r.conn_state, r.history.as_str()), (ConnState::SF, "Dd"));
-    assert_eq!(
-        (r.orig_bytes, r.resp_bytes, r.orig_ip_bytes, r.resp_ip_bytes),
-        (Some(30), Some(100), 58, 128)
-    );
+    assert_eq!((r.orig_bytes, r.resp_bytes, r.orig_ip_bytes, r.resp_ip_bytes), (Some(30), Some(100), 58, 128));
     // A reply alone, from port 53: flipped, responder-only -> SHR "^d".
     let r = one(&[udp(0, dns, c, 100)]);
-    assert_eq!(
-        (r.conn_state, r.history.as_str(), r.orig_p),
-        (ConnState::SHR, "^d", 40000)
-    );
+    assert_eq!((r.conn_state, r.history.as_str(), r.orig_p), (ConnState::SHR, "^d", 40000));
     // Same 5-tuple 61 s later: udp_inactivity_timeout (60 s) split it.
     let v = run(&[udp(0, c, dns, 30), udp(61_000 * MS, c, dns, 30)]);
     assert_eq!(v.len(), 2);
@@ -396,10 +313,7 @@ fn udp_and_icmp() {
     };
     let r = one(&[icmp(0, C, S, 8), icmp(MS, S, C, 0)]);
     assert_eq!((r.orig_p, r.resp_p, r.conn_state), (8, 0, ConnState::OTH));
-    assert_eq!(
-        (r.orig_bytes, r.resp_bytes, r.orig_pkts, r.resp_pkts),
-        (Some(56), Some(56), 1, 1)
-    );
+    assert_eq!((r.orig_bytes, r.resp_bytes, r.orig_pkts, r.resp_pkts), (Some(56), Some(56), 1, 1));
     assert_eq!(r.history, "");
 }
 
@@ -409,10 +323,7 @@ fn eq_5_10_flights_and_theory() {
     let w: Vec<u128> = (1..=11).map(flight).collect();
     assert_eq!(w, vec![1, 2, 3, 4, 6, 9, 13, 19, 27, 38, 54]);
     // Cumulative 1, 3, 6, 10, 16: r rounds, (r-1) RTTs.
-    let rounds: Vec<i64> = [0u64, 1, 2, 3, 4, 6, 7, 10, 11, 16, 17]
-        .iter()
-        .map(|&n| theory_ns(n, 1))
-        .collect();
+    let rounds: Vec<i64> = [0u64, 1, 2, 3, 4, 6, 7, 10, 11, 16, 17].iter().map(|&n| theory_ns(n, 1)).collect();
     assert_eq!(rounds, vec![0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5]);
 }
 
@@ -428,15 +339,7 @@ fn trains_warmups_theory_pacing() {
         tcp(41 * MS, SV, CL, "A", 501, 301, 0),
     ]);
     for i in 0..5u32 {
-        p.push(tcp(
-            (50 + i as i64) * MS,
-            SV,
-            CL,
-            "PA",
-            501 + 100 * i,
-            301,
-            100,
-        ));
+        p.push(tcp((50 + i as i64) * MS, SV, CL, "PA", 501 + 100 * i, 301, 100));
     }
     p.extend([
         tcp(62 * MS, CL, SV, "A", 301, 701, 0),
@@ -483,20 +386,11 @@ fn trains_warmups_theory_pacing() {
 fn unanswered_syns_split_by_attempt_timer() {
     // tcp_attempt_delay = 5 s: the SYN retransmitted at 6 s finds the first
     // attempt gone, so Zeek logs two S0 connections.
-    let v = run(&[
-        tcp(0, CL, SV, "S", 100, 0, 0),
-        tcp(6_000 * MS, CL, SV, "S", 100, 0, 0),
-    ]);
+    let v = run(&[tcp(0, CL, SV, "S", 100, 0, 0), tcp(6_000 * MS, CL, SV, "S", 100, 0, 0)]);
     assert_eq!(v.len(), 2);
     // Retransmitted at 3 s: still one connection with two SYNs.
-    let r = one(&[
-        tcp(0, CL, SV, "S", 100, 0, 0),
-        tcp(3_000 * MS, CL, SV, "S", 100, 0, 0),
-    ]);
-    assert_eq!(
-        (r.history.as_str(), r.orig_pkts, r.duration_ns),
-        ("S", 2, Some(3_000 * MS))
-    );
+    let r = one(&[tcp(0, CL, SV, "S", 100, 0, 0), tcp(3_000 * MS, CL, SV, "S", 100, 0, 0)]);
+    assert_eq!((r.history.as_str(), r.orig_pkts, r.duration_ns), ("S", 2, Some(3_000 * MS)));
 }
 
 /// The caller's tag belongs to one connection: kept across its packets
@@ -551,10 +445,7 @@ fn closed_connection_then_new_syn_is_reuse() {
     ]);
     let v = run(&p);
     assert_eq!(v.len(), 2);
-    assert_eq!(
-        (v[0].conn_state, v[1].conn_state),
-        (ConnState::SF, ConnState::S0)
-    );
+    assert_eq!((v[0].conn_state, v[1].conn_state), (ConnState::SF, ConnState::S0));
 }
 
 #[test]
@@ -588,25 +479,8 @@ fn shard_is_direction_independent_and_uid_deterministic() {
 #[test]
 fn load_bins_change_with_the_bin() {
     // 300 s bins: packets at 299 s and 301 s fall in bins 0 and 1.
-    let v = one(&[
-        udp(299_000 * MS, (C, 1), (S, 2), 10),
-        udp(301_000 * MS, (S, 2), (C, 1), 20),
-    ]);
+    let v = one(&[udp(299_000 * MS, (C, 1), (S, 2), 10), udp(301_000 * MS, (S, 2), (C, 1), 20)]);
     assert_eq!(v.load_bins.len(), 2);
-    assert_eq!(
-        (
-            v.load_bins[0].bin,
-            v.load_bins[0].orig_ip_bytes,
-            v.load_bins[0].resp_ip_bytes
-        ),
-        (0, 38, 0)
-    );
-    assert_eq!(
-        (
-            v.load_bins[1].bin,
-            v.load_bins[1].orig_pkts,
-            v.load_bins[1].resp_ip_bytes
-        ),
-        (1, 0, 48)
-    );
+    assert_eq!((v.load_bins[0].bin, v.load_bins[0].orig_ip_bytes, v.load_bins[0].resp_ip_bytes), (0, 38, 0));
+    assert_eq!((v.load_bins[1].bin, v.load_bins[1].orig_pkts, v.load_bins[1].resp_ip_bytes), (1, 0, 48));
 }

@@ -155,7 +155,9 @@ fn data_ack_min_matches_tshark() {
                 continue;
             }
             let (o, p) = (endpoint(&r.orig_h, r.orig_p), endpoint(&r.resp_h, r.resp_p));
-            for (stats, key) in [(&r.rtt.data_ack_orig, (o.clone(), p.clone())), (&r.rtt.data_ack_resp, (p.clone(), o.clone()))] {
+            for (stats, key) in
+                [(&r.rtt.data_ack_orig, (o.clone(), p.clone())), (&r.rtt.data_ack_resp, (p.clone(), o.clone()))]
+            {
                 let Some(&tm) = min.get(&key) else { continue };
                 if stats.count == 0 {
                     continue;

@@ -72,8 +72,17 @@ const CASES: &[Case] = &[
 ];
 
 const COMPARED: &[&str] = &[
-    "proto", "duration", "orig_bytes", "resp_bytes", "conn_state", "missed_bytes", "history", "orig_pkts",
-    "orig_ip_bytes", "resp_pkts", "resp_ip_bytes",
+    "proto",
+    "duration",
+    "orig_bytes",
+    "resp_bytes",
+    "conn_state",
+    "missed_bytes",
+    "history",
+    "orig_pkts",
+    "orig_ip_bytes",
+    "resp_pkts",
+    "resp_ip_bytes",
 ];
 
 fn proto_name(p: u8) -> &'static str {
@@ -103,7 +112,13 @@ fn field(r: &ConnRecord, name: &str) -> String {
         "resp_bytes" => opt(r.resp_bytes),
         "conn_state" => r.conn_state.name().into(),
         "missed_bytes" => r.missed_bytes.to_string(),
-        "history" => if r.history.is_empty() { "-".into() } else { r.history.clone() },
+        "history" => {
+            if r.history.is_empty() {
+                "-".into()
+            } else {
+                r.history.clone()
+            }
+        }
         "orig_pkts" => r.orig_pkts.to_string(),
         "orig_ip_bytes" => r.orig_ip_bytes.to_string(),
         "resp_pkts" => r.resp_pkts.to_string(),
@@ -170,8 +185,13 @@ fn zeek_baselines_agree() {
         let mut sorted: Vec<&ConnRecord> = ours.iter().collect();
         sorted.sort_by_key(|r| r.ts_ns);
         for r in sorted {
-            let k = ["id.orig_h", "id.orig_p", "id.resp_h", "id.resp_p", "proto", "ip_proto"]
-                .map(|n| if col(n).is_some() { field(r, n) } else { "?".to_string() });
+            let k = ["id.orig_h", "id.orig_p", "id.resp_h", "id.resp_p", "proto", "ip_proto"].map(|n| {
+                if col(n).is_some() {
+                    field(r, n)
+                } else {
+                    "?".to_string()
+                }
+            });
             by_tuple.entry(k).or_default().push(r);
         }
         let mut agree = 0;
@@ -205,7 +225,15 @@ fn zeek_baselines_agree() {
                 diffs.push(format!("{}:{}>{}:{} {}", k[0], k[1], k[2], k[3], bad.join(",")));
             }
         }
-        println!("{:<32} {:<58} {:>5} {:>5} {:>5}  {}", case.trace, trunc(case.baseline), rows.len(), agree, case.floor, diffs.join(" | "));
+        println!(
+            "{:<32} {:<58} {:>5} {:>5} {:>5}  {}",
+            case.trace,
+            trunc(case.baseline),
+            rows.len(),
+            agree,
+            case.floor,
+            diffs.join(" | ")
+        );
         if agree < case.floor {
             failures.push(format!("{}/{}: {agree} < {}", case.dir, case.baseline, case.floor));
         }

@@ -99,8 +99,7 @@ pub const CONN_COLUMNS: &[(&str, Kind)] = &[
 ];
 
 /// Columns appended in phase 2.
-pub const CONN_FINAL_COLUMNS: &[(&str, Kind)] =
-    &[("category", Kind::Str), ("orig_is_client", Kind::Bool)];
+pub const CONN_FINAL_COLUMNS: &[(&str, Kind)] = &[("category", Kind::Str), ("orig_is_client", Kind::Bool)];
 
 #[inline(always)]
 fn push_stats<'a>(t: Row<'a>, s: &SampleStats) -> Row<'a> {
@@ -166,10 +165,8 @@ pub fn push_conn(t: Row<'_>, c: &ConnRecord, uid: &[u8], ctx: &ConnContext, text
     let t = push_stats(t, &c.rtt.data_ack_orig);
     let t = push_stats(t, &c.rtt.data_ack_resp).f64(rtt_data_ack_ns(c).map(|ns| ns / 1e9));
     let tr = c.transfer.as_ref();
-    let t = t
-        .f64(tr.map(|d| secs(d.setup_ns)))
-        .f64(tr.map(|d| secs(d.transfer_ns)))
-        .f64(tr.map(|d| secs(d.teardown_ns)));
+    let t =
+        t.f64(tr.map(|d| secs(d.setup_ns))).f64(tr.map(|d| secs(d.transfer_ns))).f64(tr.map(|d| secs(d.teardown_ns)));
     let t = push_side(t, tr.map(|d| &d.orig));
     push_side(t, tr.map(|d| &d.resp)).end();
 }
@@ -337,7 +334,13 @@ const OCTETS: [([u8; 4], usize); 256] = {
     let mut o = 0;
     while o < 256 {
         let (d, mut k) = ([(o / 100) as u8, (o / 10 % 10) as u8, (o % 10) as u8], 0);
-        let first = if o >= 100 { 0 } else if o >= 10 { 1 } else { 2 };
+        let first = if o >= 100 {
+            0
+        } else if o >= 10 {
+            1
+        } else {
+            2
+        };
         let mut j = first;
         while j < 3 {
             t[o].0[k] = b'0' + d[j];

@@ -7,4 +7,3 @@ pub mod conn;
 mod file;
 pub mod table;
 mod thrift;
-

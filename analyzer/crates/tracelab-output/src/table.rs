@@ -254,7 +254,12 @@ impl ParquetTable {
         ParquetTable::with_group_rows(path, columns, codec, ROW_GROUP_ROWS)
     }
 
-    pub fn with_group_rows(path: &Path, columns: &[(&str, Kind)], codec: Codec, group_rows: usize) -> io::Result<ParquetTable> {
+    pub fn with_group_rows(
+        path: &Path,
+        columns: &[(&str, Kind)],
+        codec: Codec,
+        group_rows: usize,
+    ) -> io::Result<ParquetTable> {
         ParquetTable::with_late_columns(path, columns, &[], codec, group_rows)
     }
 

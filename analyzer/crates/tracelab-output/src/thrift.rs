@@ -161,7 +161,10 @@ mod tests {
             c.begin_elem().end();
         }
         c.finish();
-        let mut want = vec![0x15, 6, 0x14, 5, 0x16, 1, 0x18, 2, b'a', b'b', 0x05, 40, 0, 0x1C, 0x15, 0xD8, 0x04, 0, 0x19, 0x25, 3, 4, 0x19, 0xFC, 16];
+        let mut want = vec![
+            0x15, 6, 0x14, 5, 0x16, 1, 0x18, 2, b'a', b'b', 0x05, 40, 0, 0x1C, 0x15, 0xD8, 0x04, 0, 0x19, 0x25, 3, 4,
+            0x19, 0xFC, 16,
+        ];
         want.extend([0; 16]);
         want.push(0);
         assert_eq!(out, want);

@@ -183,7 +183,10 @@ fn check_statistics(meta: &ParquetMetaData, rows: &[Row], group_rows: usize) {
             other => panic!("b: {other:?}"),
         }
         for c in [3, 4, 6] {
-            assert!(stats(c).min_bytes_opt().is_none() && stats(c).max_bytes_opt().is_none(), "strings have no min/max");
+            assert!(
+                stats(c).min_bytes_opt().is_none() && stats(c).max_bytes_opt().is_none(),
+                "strings have no min/max"
+            );
         }
     }
 }
@@ -195,7 +198,11 @@ fn values_nulls_and_statistics_read_back() {
         let path = write(&format!("t-{}.parquet", codec.name()), &rows, codec, 100);
         let (meta, batches) = read(&path);
         let schema = meta.file_metadata().schema_descr();
-        let types: Vec<_> = schema.columns().iter().map(|c| (c.name().to_string(), c.physical_type(), c.self_type().is_optional())).collect();
+        let types: Vec<_> = schema
+            .columns()
+            .iter()
+            .map(|c| (c.name().to_string(), c.physical_type(), c.self_type().is_optional()))
+            .collect();
         let want: Vec<_> = COLUMNS
             .iter()
             .map(|(n, k)| {
@@ -252,7 +259,15 @@ fn late_columns_read_back_with_their_row_groups() {
         let out = tmp(&format!("late-{}.parquet", codec.name()));
         let mut t = ParquetTable::with_late_columns(&out, COLUMNS, &late_columns, codec, 64).unwrap();
         for r in &rows {
-            t.row().f64(r.f).i64(r.i).i32(r.n).str(r.label.as_deref()).id(r.id.as_deref().map(str::as_bytes)).bool(r.b).label(r.stat).end();
+            t.row()
+                .f64(r.f)
+                .i64(r.i)
+                .i32(r.n)
+                .str(r.label.as_deref())
+                .id(r.id.as_deref().map(str::as_bytes))
+                .bool(r.b)
+                .label(r.stat)
+                .end();
             t.flush_if_full().unwrap();
         }
         let mut late = t.into_late().unwrap();
@@ -301,9 +316,24 @@ fn late_columns_read_back_with_their_row_groups() {
 #[test]
 #[should_panic(expected = "every row group gets its late columns")]
 fn late_columns_left_unwritten_are_refused() {
-    let mut t = ParquetTable::with_late_columns(&tmp("late-missing.parquet"), COLUMNS, &[("extra_n", Kind::I64)], Codec::None, 2).unwrap();
+    let mut t = ParquetTable::with_late_columns(
+        &tmp("late-missing.parquet"),
+        COLUMNS,
+        &[("extra_n", Kind::I64)],
+        Codec::None,
+        2,
+    )
+    .unwrap();
     for r in &rows(3) {
-        t.row().f64(r.f).i64(r.i).i32(r.n).str(r.label.as_deref()).id(r.id.as_deref().map(str::as_bytes)).bool(r.b).label(r.stat).end();
+        t.row()
+            .f64(r.f)
+            .i64(r.i)
+            .i32(r.n)
+            .str(r.label.as_deref())
+            .id(r.id.as_deref().map(str::as_bytes))
+            .bool(r.b)
+            .label(r.stat)
+            .end();
         t.flush_if_full().unwrap();
     }
     let mut late = t.into_late().unwrap();
@@ -422,7 +452,11 @@ fn a_row_missing_a_column_is_refused() {
     });
     let e = caught.expect_err("a short row must be refused");
     let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();
-    let want = if cfg!(debug_assertions) { "a row fills every column once" } else { "every column has a value or a null in each row" };
+    let want = if cfg!(debug_assertions) {
+        "a row fills every column once"
+    } else {
+        "every column has a value or a null in each row"
+    };
     assert!(msg.contains(want), "{msg}");
 }
 

@@ -23,13 +23,7 @@ pub(crate) struct Input<R> {
 
 impl<R: Read> Input<R> {
     pub(crate) fn new(r: R) -> Input<R> {
-        Input {
-            r,
-            buf: vec![0u8; BUF_CAPACITY].into_boxed_slice(),
-            start: 0,
-            end: 0,
-            offset: 0,
-        }
+        Input { r, buf: vec![0u8; BUF_CAPACITY].into_boxed_slice(), start: 0, end: 0, offset: 0 }
     }
 
     pub(crate) fn offset(&self) -> u64 {

@@ -65,23 +65,13 @@ pub struct ReadError {
 
 impl ReadError {
     pub(crate) fn new(file: &Path, offset: u64, reason: impl Into<String>) -> ReadError {
-        ReadError {
-            file: file.to_path_buf(),
-            offset,
-            reason: reason.into(),
-        }
+        ReadError { file: file.to_path_buf(), offset, reason: reason.into() }
     }
 }
 
 impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: offset {}: {}",
-            self.file.display(),
-            self.offset,
-            self.reason
-        )
+        write!(f, "{}: offset {}: {}", self.file.display(), self.offset, self.reason)
     }
 }
 
@@ -148,18 +138,14 @@ impl FrameSource for Source<'_> {
 /// Opens a capture file of any supported format, recognised by its magic
 /// number (not by its name).
 pub fn open(path: &Path) -> Result<Source<'static>, ReadError> {
-    let file =
-        File::open(path).map_err(|e| ReadError::new(path, 0, format!("cannot open: {e}")))?;
+    let file = File::open(path).map_err(|e| ReadError::new(path, 0, format!("cannot open: {e}")))?;
     let size = file.metadata().ok().map(|m| m.len());
     sniff(Box::new(file), path.to_path_buf(), size)
 }
 
 /// Reads a capture from any byte stream (a slice, a pipe, a socket);
 /// `name` is what errors call it.
-pub fn from_reader<'r, R: Read + Send + 'r>(
-    reader: R,
-    name: impl Into<PathBuf>,
-) -> Result<Source<'r>, ReadError> {
+pub fn from_reader<'r, R: Read + Send + 'r>(reader: R, name: impl Into<PathBuf>) -> Result<Source<'r>, ReadError> {
     sniff(Box::new(reader), name.into(), None)
 }
 
@@ -177,8 +163,7 @@ fn sniff<'r>(
         // sniffed again (a pcap or pcapng, never a second gzip layer). Its
         // offsets count decompressed bytes, so the on-disk size is no
         // measure of progress: the size hint is dropped.
-        let gz =
-            flate2::read::MultiGzDecoder::new(Cursor::new(magic).chain(input.into_reader()));
+        let gz = flate2::read::MultiGzDecoder::new(Cursor::new(magic).chain(input.into_reader()));
         let mut inner = Input::new(Box::new(gz) as Box<dyn Read + Send + 'r>);
         let magic = read_magic(&mut inner, &name)?;
         return dispatch(inner, magic, name, None);
@@ -188,15 +173,9 @@ fn sniff<'r>(
 
 fn read_magic<R: Read>(input: &mut Input<R>, name: &Path) -> Result<[u8; 4], ReadError> {
     let mut magic = [0u8; 4];
-    let n = input
-        .read_full(&mut magic)
-        .map_err(|e| ReadError::new(name, 0, format!("read error: {e}")))?;
+    let n = input.read_full(&mut magic).map_err(|e| ReadError::new(name, 0, format!("read error: {e}")))?;
     if n < magic.len() {
-        return Err(ReadError::new(
-            name,
-            0,
-            format!("file too short to be a capture file ({n} bytes)"),
-        ));
+        return Err(ReadError::new(name, 0, format!("file too short to be a capture file ({n} bytes)")));
     }
     Ok(magic)
 }

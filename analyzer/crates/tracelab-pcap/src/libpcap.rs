@@ -39,13 +39,7 @@ pub fn open(path: &Path) -> Result<LibpcapSource, ReadError> {
         .map_err(|e| ReadError::new(path, 0, format!("libpcap: {e}")))?;
     let link_type = capture.get_datalink().0 as u32;
     let size_hint = std::fs::metadata(path).ok().map(|m| m.len());
-    Ok(LibpcapSource {
-        capture,
-        name: path.to_path_buf(),
-        link_type,
-        size_hint,
-        done: false,
-    })
+    Ok(LibpcapSource { capture, name: path.to_path_buf(), link_type, size_hint, done: false })
 }
 
 impl LibpcapSource {
@@ -75,8 +69,7 @@ impl FrameSource for LibpcapSource {
                 // tv_usec. time_t and suseconds_t are i64 here but not on
                 // every platform, hence the conversions.
                 #[allow(clippy::useless_conversion)]
-                let ts_ns =
-                    i64::from(p.header.ts.tv_sec) * 1_000_000_000 + i64::from(p.header.ts.tv_usec);
+                let ts_ns = i64::from(p.header.ts.tv_sec) * 1_000_000_000 + i64::from(p.header.ts.tv_usec);
                 Ok(Some(Frame {
                     ts_ns,
                     cap_len: p.header.caplen,

@@ -93,23 +93,13 @@ impl<R: Read> PcapReader<R> {
         size_hint: Option<u64>,
     ) -> Result<PcapReader<R>, ReadError> {
         let mut h = [0u8; 20];
-        let n = input
-            .read_full(&mut h)
-            .map_err(|e| ReadError::new(&name, 0, format!("read error: {e}")))?;
+        let n = input.read_full(&mut h).map_err(|e| ReadError::new(&name, 0, format!("read error: {e}")))?;
         if n < h.len() {
-            return Err(ReadError::new(
-                &name,
-                0,
-                format!("truncated pcap file header ({} of 24 bytes)", 4 + n),
-            ));
+            return Err(ReadError::new(&name, 0, format!("truncated pcap file header ({} of 24 bytes)", 4 + n)));
         }
         let major = format.u16([h[0], h[1]]);
         if major != 2 {
-            return Err(ReadError::new(
-                &name,
-                0,
-                format!("unsupported pcap format version {major} (expected 2)"),
-            ));
+            return Err(ReadError::new(&name, 0, format!("unsupported pcap format version {major} (expected 2)")));
         }
         // thiszone and sigfigs (h[4..12]) are not needed: libpcap ignores
         // thiszone too.
@@ -118,15 +108,7 @@ impl<R: Read> PcapReader<R> {
             s => s.min(MAX_CAPLEN),
         };
         let link_type = format.u32([h[16], h[17], h[18], h[19]]) & LINKTYPE_MASK;
-        Ok(PcapReader {
-            input,
-            format,
-            link_type,
-            snaplen,
-            name,
-            size_hint,
-            done: false,
-        })
+        Ok(PcapReader { input, format, link_type, snaplen, name, size_hint, done: false })
     }
 
     fn fail(&mut self, offset: u64, reason: String) -> ReadError {
@@ -180,17 +162,12 @@ impl<R: Read> PcapReader<R> {
                 self.done = true;
                 return Ok(None);
             }
-            Err(n) => {
-                return Err(self.fail(start, format!("truncated record header ({n} of 16 bytes)")))
-            }
+            Err(n) => return Err(self.fail(start, format!("truncated record header ({n} of 16 bytes)"))),
         };
         let header = self.format.record_header(&h);
         let cap_len = header[2];
         if cap_len > MAX_CAPLEN {
-            return Err(self.fail(
-                start,
-                format!("record caplen {cap_len} exceeds the limit of {MAX_CAPLEN} bytes"),
-            ));
+            return Err(self.fail(start, format!("record caplen {cap_len} exceeds the limit of {MAX_CAPLEN} bytes")));
         }
         // The whole record is lent from the input's buffer (it always fits:
         // cap_len <= MAX_CAPLEN).
@@ -201,10 +178,7 @@ impl<R: Read> PcapReader<R> {
         };
         if have < record {
             let have = have - 16;
-            return Err(self.fail(
-                start,
-                format!("truncated record ({have} of {cap_len} captured bytes)"),
-            ));
+            return Err(self.fail(start, format!("truncated record ({have} of {cap_len} captured bytes)")));
         }
         Ok(Some(self.frame(header)))
     }

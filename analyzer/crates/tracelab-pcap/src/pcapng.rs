@@ -88,11 +88,7 @@ fn skip<R: Read>(input: &mut Input<R>, len: u64) -> Result<(), String> {
 
 impl<R: Read> PcapngReader<R> {
     /// `input` is positioned just after the first SHB's block type.
-    pub(crate) fn new(
-        input: Input<R>,
-        name: PathBuf,
-        size_hint: Option<u64>,
-    ) -> Result<PcapngReader<R>, ReadError> {
+    pub(crate) fn new(input: Input<R>, name: PathBuf, size_hint: Option<u64>) -> Result<PcapngReader<R>, ReadError> {
         let mut r = PcapngReader {
             input,
             name,
@@ -116,53 +112,34 @@ impl<R: Read> PcapngReader<R> {
     /// with no interfaces.
     fn section_header(&mut self, start: u64) -> Result<(), ReadError> {
         let mut h = [0u8; 12]; // length, byte-order magic, major, minor
-        fill(&mut self.input, &mut h)
-            .map_err(|r| self.fail(start, format!("section header: {r}")))?;
+        fill(&mut self.input, &mut h).map_err(|r| self.fail(start, format!("section header: {r}")))?;
         self.order = match [h[4], h[5], h[6], h[7]] {
             [0x1a, 0x2b, 0x3c, 0x4d] => Order { big_endian: true },
             [0x4d, 0x3c, 0x2b, 0x1a] => Order { big_endian: false },
-            m => {
-                return Err(self.fail(
-                    start,
-                    format!("section header: bad byte-order magic {m:02x?}"),
-                ))
-            }
+            m => return Err(self.fail(start, format!("section header: bad byte-order magic {m:02x?}"))),
         };
         let total = u64::from(self.order.u32([h[0], h[1], h[2], h[3]]));
         // Type, length, BOM, version (4) and the 8-byte section length.
         if total < 28 || total % 4 != 0 {
-            return Err(self.fail(
-                start,
-                format!("section header: invalid block length {total}"),
-            ));
+            return Err(self.fail(start, format!("section header: invalid block length {total}")));
         }
         let major = self.order.u16([h[8], h[9]]);
         if major != 1 {
-            return Err(self.fail(
-                start,
-                format!("section header: unsupported pcapng version {major}"),
-            ));
+            return Err(self.fail(start, format!("section header: unsupported pcapng version {major}")));
         }
         // Section length and options are not needed.
-        skip(&mut self.input, total - 16)
-            .map_err(|r| self.fail(start, format!("section header: {r}")))?;
+        skip(&mut self.input, total - 16).map_err(|r| self.fail(start, format!("section header: {r}")))?;
         self.interfaces.clear();
         Ok(())
     }
 
     fn interface_description(&mut self, start: u64, total: u64) -> Result<(), ReadError> {
         if total > u64::from(MAX_IDB_LEN) {
-            return Err(self.fail(
-                start,
-                format!("interface description block of {total} bytes exceeds the limit"),
-            ));
+            return Err(self.fail(start, format!("interface description block of {total} bytes exceeds the limit")));
         }
         let body = (total - BLOCK_OVERHEAD) as usize;
         if body < 8 {
-            return Err(self.fail(
-                start,
-                format!("interface description block too short ({total} bytes)"),
-            ));
+            return Err(self.fail(start, format!("interface description block too short ({total} bytes)")));
         }
         let len = body + 4;
         if self.buf.len() < len {
@@ -181,10 +158,7 @@ impl<R: Read> PcapngReader<R> {
             let olen = usize::from(o.u16([b[p + 2], b[p + 3]]));
             let v = p + 4;
             if v + olen > body {
-                return Err(self.fail(
-                    start,
-                    format!("interface option {code} runs past its block"),
-                ));
+                return Err(self.fail(start, format!("interface option {code} runs past its block")));
             }
             match code {
                 OPT_ENDOFOPT => break,
@@ -218,12 +192,7 @@ impl<R: Read> PcapngReader<R> {
             }
             10u64.pow(u32::from(tsresol))
         };
-        self.interfaces.push(Interface {
-            link_type,
-            snaplen,
-            units_per_sec,
-            offset_s,
-        });
+        self.interfaces.push(Interface { link_type, snaplen, units_per_sec, offset_s });
         Ok(())
     }
 
@@ -232,10 +201,7 @@ impl<R: Read> PcapngReader<R> {
             return Ok(&self.interfaces[id as usize]);
         }
         let n = self.interfaces.len();
-        Err(self.fail(
-            start,
-            format!("packet block refers to interface {id}, but the section describes {n}"),
-        ))
+        Err(self.fail(start, format!("packet block refers to interface {id}, but the section describes {n}")))
     }
 }
 
@@ -243,8 +209,7 @@ impl<R: Read> PcapngReader<R> {
 /// like libpcap's own conversion.
 fn ts_ns(i: &Interface, hi: u32, lo: u32) -> i64 {
     let units = i128::from((u64::from(hi) << 32) | u64::from(lo));
-    let ns = units * 1_000_000_000 / i128::from(i.units_per_sec)
-        + i128::from(i.offset_s) * 1_000_000_000;
+    let ns = units * 1_000_000_000 / i128::from(i.units_per_sec) + i128::from(i.offset_s) * 1_000_000_000;
     ns.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
@@ -271,16 +236,12 @@ impl<R: Read> FrameSource for PcapngReader<R> {
                 self.section_header(start)?;
                 continue;
             }
-            fill(&mut self.input, &mut h[4..])
-                .map_err(|r| self.fail(start, format!("block header: {r}")))?;
+            fill(&mut self.input, &mut h[4..]).map_err(|r| self.fail(start, format!("block header: {r}")))?;
             let o = self.order;
             let block_type = o.u32_at(&h, 0);
             let total = u64::from(o.u32_at(&h, 4));
             if total < BLOCK_OVERHEAD || total % 4 != 0 {
-                return Err(self.fail(
-                    start,
-                    format!("block type {block_type:#x}: invalid block length {total}"),
-                ));
+                return Err(self.fail(start, format!("block type {block_type:#x}: invalid block length {total}")));
             }
             let body = total - BLOCK_OVERHEAD;
             // Fixed part of the packet block: (interface, ts_high, ts_low,
@@ -293,9 +254,7 @@ impl<R: Read> FrameSource for PcapngReader<R> {
                 EPB | OPB => {
                     let mut f = [0u8; 20];
                     if body < 20 {
-                        return Err(
-                            self.fail(start, format!("packet block too short ({total} bytes)"))
-                        );
+                        return Err(self.fail(start, format!("packet block too short ({total} bytes)")));
                     }
                     fill(&mut self.input, &mut f).map_err(|r| self.fail(start, r))?;
                     let interface = if block_type == EPB {
@@ -304,22 +263,12 @@ impl<R: Read> FrameSource for PcapngReader<R> {
                         // OPB: 16-bit interface id, then a drops counter.
                         u32::from(o.u16([f[0], f[1]]))
                     };
-                    (
-                        interface,
-                        o.u32_at(&f, 4),
-                        o.u32_at(&f, 8),
-                        o.u32_at(&f, 12),
-                        o.u32_at(&f, 16),
-                        20,
-                    )
+                    (interface, o.u32_at(&f, 4), o.u32_at(&f, 8), o.u32_at(&f, 12), o.u32_at(&f, 16), 20)
                 }
                 SPB => {
                     let mut f = [0u8; 4];
                     if body < 4 {
-                        return Err(self.fail(
-                            start,
-                            format!("simple packet block too short ({total} bytes)"),
-                        ));
+                        return Err(self.fail(start, format!("simple packet block too short ({total} bytes)")));
                     }
                     fill(&mut self.input, &mut f).map_err(|r| self.fail(start, r))?;
                     let wire_len = o.u32_at(&f, 0);
@@ -338,39 +287,23 @@ impl<R: Read> FrameSource for PcapngReader<R> {
                 }
             };
             if cap_len > MAX_CAPLEN {
-                return Err(self.fail(
-                    start,
-                    format!("packet caplen {cap_len} exceeds the limit of {MAX_CAPLEN} bytes"),
-                ));
+                return Err(
+                    self.fail(start, format!("packet caplen {cap_len} exceeds the limit of {MAX_CAPLEN} bytes"))
+                );
             }
             if fixed + u64::from(cap_len) > body {
-                return Err(self.fail(
-                    start,
-                    format!("packet caplen {cap_len} exceeds its block of {total} bytes"),
-                ));
+                return Err(self.fail(start, format!("packet caplen {cap_len} exceeds its block of {total} bytes")));
             }
             let link_type = self.interface(start, interface)?.link_type;
-            let ts = if block_type == SPB {
-                0
-            } else {
-                ts_ns(self.interface(start, interface)?, hi, lo)
-            };
+            let ts = if block_type == SPB { 0 } else { ts_ns(self.interface(start, interface)?, hi, lo) };
             let len = cap_len as usize;
             if self.buf.len() < len {
                 self.buf.resize(len, 0);
             }
             fill(&mut self.input, &mut self.buf[..len]).map_err(|r| self.fail(start, r))?;
             // Padding, options and the trailing length.
-            skip(&mut self.input, total - 8 - fixed - u64::from(cap_len))
-                .map_err(|r| self.fail(start, r))?;
-            return Ok(Some(Frame {
-                ts_ns: ts,
-                cap_len,
-                wire_len,
-                link_type,
-                interface,
-                data: &self.buf[..len],
-            }));
+            skip(&mut self.input, total - 8 - fixed - u64::from(cap_len)).map_err(|r| self.fail(start, r))?;
+            return Ok(Some(Frame { ts_ns: ts, cap_len, wire_len, link_type, interface, data: &self.buf[..len] }));
         }
     }
 

@@ -27,19 +27,11 @@ fn drain(src: &mut dyn FrameSource) -> Read {
                 assert_eq!(f.cap_len as usize, f.data.len());
                 frames.push((f.ts_ns, f.cap_len, f.wire_len, f.link_type, f.data.to_vec()));
             }
-            Ok(None) => {
-                return Read {
-                    frames,
-                    error: None,
-                }
-            }
+            Ok(None) => return Read { frames, error: None },
             Err(e) => {
                 // After an error a source is finished.
                 assert!(matches!(src.next_frame(), Ok(None)));
-                return Read {
-                    frames,
-                    error: Some(e),
-                };
+                return Read { frames, error: Some(e) };
             }
         }
     }
@@ -51,22 +43,14 @@ fn manifest_counts(root: &Path) -> BTreeMap<String, (usize, bool)> {
     let text = std::fs::read_to_string(root.join("MANIFEST.md")).unwrap();
     let mut out = BTreeMap::new();
     for line in text.lines() {
-        let cells: Vec<&str> = line
-            .trim()
-            .trim_matches('|')
-            .split('|')
-            .map(str::trim)
-            .collect();
+        let cells: Vec<&str> = line.trim().trim_matches('|').split('|').map(str::trim).collect();
         if cells.len() != 11 || !cells[0].starts_with('`') {
             continue;
         }
         let path = cells[0].trim_matches('`').to_string();
         let packets = cells[7];
-        let digits: String = packets
-            .chars()
-            .take_while(|c| c.is_ascii_digit() || *c == ',')
-            .filter(|c| *c != ',')
-            .collect();
+        let digits: String =
+            packets.chars().take_while(|c| c.is_ascii_digit() || *c == ',').filter(|c| *c != ',').collect();
         out.insert(path, (digits.parse().unwrap(), packets.contains("damaged")));
     }
     out
@@ -80,29 +64,16 @@ fn frame_counts_match_the_manifest() {
     assert!(files.len() >= 100, "only {} traces found", files.len());
     let mut checked = 0;
     for path in &files {
-        let rel = path
-            .strip_prefix(&root)
-            .unwrap()
-            .to_str()
-            .unwrap()
-            .to_string();
+        let rel = path.strip_prefix(&root).unwrap().to_str().unwrap().to_string();
         let Some(&(packets, damaged)) = counts.get(&rel) else {
             panic!("{rel} is not in the MANIFEST");
         };
         let read = match tracelab_pcap::open(path) {
             Ok(mut src) => drain(&mut src),
-            Err(e) => Read {
-                frames: Vec::new(),
-                error: Some(e),
-            },
+            Err(e) => Read { frames: Vec::new(), error: Some(e) },
         };
         assert_eq!(read.frames.len(), packets, "{rel}: frame count");
-        assert_eq!(
-            read.error.is_some(),
-            damaged,
-            "{rel}: error {:?}",
-            read.error
-        );
+        assert_eq!(read.error.is_some(), damaged, "{rel}: error {:?}", read.error);
         if let Some(e) = &read.error {
             assert_eq!(e.file, *path);
             println!("{e}");
@@ -136,10 +107,7 @@ fn pure_readers_agree_with_libpcap() {
         let rel = path.strip_prefix(&root).unwrap().display().to_string();
         let ours = match tracelab_pcap::open(&path) {
             Ok(mut src) => drain(&mut src),
-            Err(e) => Read {
-                frames: Vec::new(),
-                error: Some(e),
-            },
+            Err(e) => Read { frames: Vec::new(), error: Some(e) },
         };
         let theirs = match libpcap::open(&path) {
             Ok(mut src) => drain(&mut src),
@@ -159,10 +127,7 @@ fn pure_readers_agree_with_libpcap() {
         };
         if let Some(e) = &theirs.error {
             if ours.frames.windows(2).any(|w| w[0].3 != w[1].3) {
-                println!(
-                    "SKIPPED {rel}: mixed link types, libpcap stops ({})",
-                    e.reason
-                );
+                println!("SKIPPED {rel}: mixed link types, libpcap stops ({})", e.reason);
                 continue;
             }
         }
@@ -171,21 +136,12 @@ fn pure_readers_agree_with_libpcap() {
             (None, None) => {}
             (None, Some(d)) => failures.push(format!("{rel}: {d}")),
             (Some((_, why)), Some(d)) => println!("KNOWN DIFFERENCE {rel}: {d} ({why})"),
-            (Some(_), None) => {
-                failures.push(format!("{rel}: listed as a known difference but agrees"))
-            }
+            (Some(_), None) => failures.push(format!("{rel}: listed as a known difference but agrees")),
         }
         compared += 1;
     }
-    assert!(
-        failures.is_empty(),
-        "disagreements with libpcap:\n{}",
-        failures.join("\n")
-    );
-    assert!(
-        compared >= 100,
-        "only {compared} traces compared with libpcap"
-    );
+    assert!(failures.is_empty(), "disagreements with libpcap:\n{}", failures.join("\n"));
+    assert!(compared >= 100, "only {compared} traces compared with libpcap");
 }
 
 /// Files on which we knowingly differ from libpcap, and why.
@@ -218,11 +174,7 @@ fn compare(ours: &Read, theirs: &Read) -> Option<String> {
     }
     for (i, (a, b)) in ours.frames.iter().zip(&theirs.frames).enumerate() {
         if (a.0, a.1, a.2) != (b.0, b.1, b.2) {
-            return Some(format!(
-                "frame {i}: (ts, caplen, len) {:?} vs {:?}",
-                (a.0, a.1, a.2),
-                (b.0, b.1, b.2)
-            ));
+            return Some(format!("frame {i}: (ts, caplen, len) {:?} vs {:?}", (a.0, a.1, a.2), (b.0, b.1, b.2)));
         }
         if !same_link_type(a.3, b.3) {
             return Some(format!("frame {i}: link type {} vs {}", a.3, b.3));

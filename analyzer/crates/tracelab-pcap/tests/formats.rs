@@ -14,10 +14,7 @@ struct Pcap {
 
 impl Pcap {
     fn new(big_endian: bool, nanos: bool, snaplen: u32, link_type: u32) -> Pcap {
-        let mut p = Pcap {
-            big_endian,
-            bytes: Vec::new(),
-        };
+        let mut p = Pcap { big_endian, bytes: Vec::new() };
         p.u32(if nanos { 0xa1b2_3c4d } else { 0xa1b2_c3d4 });
         p.u16(2);
         p.u16(4);
@@ -28,19 +25,11 @@ impl Pcap {
         p
     }
     fn u16(&mut self, v: u16) {
-        let b = if self.big_endian {
-            v.to_be_bytes()
-        } else {
-            v.to_le_bytes()
-        };
+        let b = if self.big_endian { v.to_be_bytes() } else { v.to_le_bytes() };
         self.bytes.extend_from_slice(&b);
     }
     fn u32(&mut self, v: u32) {
-        let b = if self.big_endian {
-            v.to_be_bytes()
-        } else {
-            v.to_le_bytes()
-        };
+        let b = if self.big_endian { v.to_be_bytes() } else { v.to_le_bytes() };
         self.bytes.extend_from_slice(&b);
     }
     fn record(mut self, sec: u32, frac: u32, data: &[u8], wire_len: u32) -> Pcap {
@@ -62,10 +51,7 @@ struct Ng {
 
 impl Ng {
     fn new() -> Ng {
-        Ng {
-            big_endian: false,
-            bytes: Vec::new(),
-        }
+        Ng { big_endian: false, bytes: Vec::new() }
     }
     fn u16s(&self, v: u16) -> [u8; 2] {
         if self.big_endian {
@@ -104,13 +90,7 @@ impl Ng {
         self.block(0x0a0d_0d0a, &b)
     }
     /// IDB with optional if_tsresol and if_tsoffset options.
-    fn interface(
-        self,
-        link_type: u16,
-        snaplen: u32,
-        tsresol: Option<u8>,
-        tsoffset: Option<i64>,
-    ) -> Ng {
+    fn interface(self, link_type: u16, snaplen: u32, tsresol: Option<u8>, tsoffset: Option<i64>) -> Ng {
         let mut b = self.u16s(link_type).to_vec();
         b.extend_from_slice(&[0, 0]);
         b.extend_from_slice(&self.u32s(snaplen));
@@ -122,11 +102,7 @@ impl Ng {
         if let Some(o) = tsoffset {
             b.extend_from_slice(&self.u16s(14));
             b.extend_from_slice(&self.u16s(8));
-            let v = if self.big_endian {
-                o.to_be_bytes()
-            } else {
-                o.to_le_bytes()
-            };
+            let v = if self.big_endian { o.to_be_bytes() } else { o.to_le_bytes() };
             b.extend_from_slice(&v);
         }
         b.extend_from_slice(&[0, 0, 0, 0]); // opt_endofopt
@@ -192,10 +168,7 @@ fn read_all(src: &mut dyn FrameSource) -> (Vec<Owned>, Option<ReadError>) {
             }),
             Ok(None) => return (frames, None),
             Err(e) => {
-                assert!(
-                    matches!(src.next_frame(), Ok(None)),
-                    "a source ends after its error"
-                );
+                assert!(matches!(src.next_frame(), Ok(None)), "a source ends after its error");
                 return (frames, Some(e));
             }
         }
@@ -207,11 +180,7 @@ fn read_bytes(bytes: &[u8]) -> (Vec<Owned>, Option<ReadError>) {
     let out = read_all(&mut src);
     // (A gzip file's offsets count decompressed bytes.)
     if out.1.is_none() && !bytes.starts_with(&[0x1f, 0x8b]) {
-        assert_eq!(
-            src.offset(),
-            bytes.len() as u64,
-            "offset at the end is the file length"
-        );
+        assert_eq!(src.offset(), bytes.len() as u64, "offset at the end is the file length");
     }
     out
 }
@@ -224,31 +193,24 @@ fn open_error(bytes: &[u8]) -> ReadError {
 }
 
 fn frame(ts_ns: i64, data: &[u8], wire_len: u32, link_type: u32, interface: u32) -> Owned {
-    Owned {
-        ts_ns,
-        cap_len: data.len() as u32,
-        wire_len,
-        link_type,
-        interface,
-        data: data.to_vec(),
-    }
+    Owned { ts_ns, cap_len: data.len() as u32, wire_len, link_type, interface, data: data.to_vec() }
 }
 
 // ---- pcap -----------------------------------------------------------------
 
 #[test]
 fn pcap_microseconds_little_endian() {
-    let p = Pcap::new(false, false, 65535, 1)
-        .record(1_600_000_000, 250_000, b"abcd", 60)
-        .record(1_600_000_001, 999_999, b"", 0);
+    let p = Pcap::new(false, false, 65535, 1).record(1_600_000_000, 250_000, b"abcd", 60).record(
+        1_600_000_001,
+        999_999,
+        b"",
+        0,
+    );
     let (frames, err) = read_bytes(&p.bytes);
     assert!(err.is_none());
     assert_eq!(
         frames,
-        [
-            frame(1_600_000_000_250_000_000, b"abcd", 60, 1, 0),
-            frame(1_600_000_001_999_999_000, b"", 0, 1, 0)
-        ]
+        [frame(1_600_000_000_250_000_000, b"abcd", 60, 1, 0), frame(1_600_000_001_999_999_000, b"", 0, 1, 0)]
     );
 }
 
@@ -268,19 +230,13 @@ fn pcap_truncated_record_header_and_data() {
     let record_start = good.bytes.len() as u64;
     let two = good.record(2, 0, b"abcdefgh", 8);
     // Cut inside the second record's header, then inside its data.
-    for (cut, what) in [
-        (record_start + 7, "record header (7 of 16"),
-        (record_start + 20, "record (4 of 8"),
-    ] {
+    for (cut, what) in [(record_start + 7, "record header (7 of 16"), (record_start + 20, "record (4 of 8")] {
         let (frames, err) = read_bytes(&two.bytes[..cut as usize]);
         assert_eq!(frames.len(), 1);
         let err = err.expect("an error for the broken record");
         assert_eq!(err.offset, record_start);
         assert!(err.reason.contains(what), "{}", err.reason);
-        assert_eq!(
-            err.to_string(),
-            format!("mem: offset {record_start}: {}", err.reason)
-        );
+        assert_eq!(err.to_string(), format!("mem: offset {record_start}: {}", err.reason));
     }
 }
 
@@ -301,18 +257,10 @@ fn pcap_caplen_limits() {
 
     // Longer than the snaplen (8): cut to the snaplen, as libpcap does,
     // and the next record is still found.
-    let p = Pcap::new(false, false, 8, 1)
-        .record(1, 0, b"0123456789ab", 12)
-        .record(2, 0, b"cd", 2);
+    let p = Pcap::new(false, false, 8, 1).record(1, 0, b"0123456789ab", 12).record(2, 0, b"cd", 2);
     let (frames, err) = read_bytes(&p.bytes);
     assert!(err.is_none());
-    assert_eq!(
-        frames,
-        [
-            frame(1_000_000_000, b"01234567", 12, 1, 0),
-            frame(2_000_000_000, b"cd", 2, 1, 0)
-        ]
-    );
+    assert_eq!(frames, [frame(1_000_000_000, b"01234567", 12, 1, 0), frame(2_000_000_000, b"cd", 2, 1, 0)]);
 }
 
 #[test]
@@ -320,15 +268,9 @@ fn bad_headers() {
     let e = open_error(b"\xa1\xb2");
     assert!(e.reason.contains("too short") && e.offset == 0, "{e}");
     let e = open_error(b"GIF89a-not-a-capture");
-    assert!(
-        e.reason
-            .contains("not a pcap, pcapng or gzip file (magic 47494638)"),
-        "{e}"
-    );
+    assert!(e.reason.contains("not a pcap, pcapng or gzip file (magic 47494638)"), "{e}");
     let p = Pcap::new(false, false, 0, 1);
-    assert!(open_error(&p.bytes[..20])
-        .reason
-        .contains("truncated pcap file header"));
+    assert!(open_error(&p.bytes[..20]).reason.contains("truncated pcap file header"));
     let mut v1 = Pcap::new(false, false, 0, 1);
     v1.bytes[4] = 1;
     assert!(open_error(&v1.bytes).reason.contains("version 1"));
@@ -371,10 +313,7 @@ fn pcapng_sections_interfaces_and_packet_blocks() {
 
 #[test]
 fn pcapng_simple_packet_block_respects_snaplen() {
-    let ng = Ng::new()
-        .section(false)
-        .interface(1, 4, None, None)
-        .spb(70, b"12345678");
+    let ng = Ng::new().section(false).interface(1, 4, None, None).spb(70, b"12345678");
     let (frames, _) = read_bytes(&ng.bytes);
     assert_eq!(frames, [frame(0, b"1234", 70, 1, 0)]);
 }
@@ -382,10 +321,7 @@ fn pcapng_simple_packet_block_respects_snaplen() {
 #[test]
 fn pcapng_errors() {
     // A packet on an interface the section never described.
-    let ng = Ng::new()
-        .section(false)
-        .interface(1, 0, None, None)
-        .epb(0, 0, b"a", 1);
+    let ng = Ng::new().section(false).interface(1, 0, None, None).epb(0, 0, b"a", 1);
     let at = ng.bytes.len() as u64;
     let ng = ng.epb(5, 0, b"b", 1);
     let (frames, err) = read_bytes(&ng.bytes);
@@ -421,12 +357,7 @@ fn pcapng_errors() {
     assert!(open_error(&bom.bytes).reason.contains("byte-order magic"));
 
     // if_tsresol out of range.
-    let (_, err) = read_bytes(
-        &Ng::new()
-            .section(false)
-            .interface(1, 0, Some(20), None)
-            .bytes,
-    );
+    let (_, err) = read_bytes(&Ng::new().section(false).interface(1, 0, Some(20), None).bytes);
     assert!(err.unwrap().reason.contains("if_tsresol"));
 }
 
@@ -445,17 +376,12 @@ fn gzip_of_pcap_and_pcapng() {
     assert!(err.is_none());
     assert_eq!(frames, [frame(5_000_000_006, b"gz", 2, 1, 0)]);
 
-    let ng = Ng::new()
-        .section(true)
-        .interface(228, 0, None, None)
-        .epb(0, 7, b"v4", 2);
+    let ng = Ng::new().section(true).interface(228, 0, None, None).epb(0, 7, b"v4", 2);
     let (frames, _) = read_bytes(&gzip(&ng.bytes));
     assert_eq!(frames, [frame(7_000, b"v4", 2, 228, 0)]);
 
     // A cut gzip stream: the frames before the cut, then an error.
-    let big = (0..200).fold(Pcap::new(false, false, 0, 1), |p, i| {
-        p.record(i, 0, &[i as u8; 100], 100)
-    });
+    let big = (0..200).fold(Pcap::new(false, false, 0, 1), |p, i| p.record(i, 0, &[i as u8; 100], 100));
     let z = gzip(&big.bytes);
     let (frames, err) = read_bytes(&z[..z.len() / 2]);
     assert!(err.is_some() && !frames.is_empty() && frames.len() < 200);
@@ -482,8 +408,6 @@ fn open_files_by_content_not_name() {
 
     let missing = dir.join("missing.pcap");
     let e = tracelab_pcap::open(&missing).err().unwrap();
-    assert!(e
-        .to_string()
-        .starts_with(&format!("{}: offset 0: cannot open", missing.display())));
+    assert!(e.to_string().starts_with(&format!("{}: offset 0: cannot open", missing.display())));
     std::fs::remove_dir_all(&dir).unwrap();
 }

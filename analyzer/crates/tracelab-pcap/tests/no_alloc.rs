@@ -36,9 +36,7 @@ fn allocations() -> usize {
 
 /// 2000 frames, the first the largest.
 fn pcap() -> Vec<u8> {
-    let mut b = vec![
-        0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0,
-    ];
+    let mut b = vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0];
     for i in 0..2000u32 {
         let len = if i == 0 { 1514 } else { 60 + i % 1400 };
         for v in [i, 0, len, len] {
@@ -52,20 +50,10 @@ fn pcap() -> Vec<u8> {
 fn pcapng() -> Vec<u8> {
     let block = |t: u32, body: &[u8]| {
         let total = (body.len() + 12) as u32;
-        [
-            &t.to_le_bytes()[..],
-            &total.to_le_bytes(),
-            body,
-            &total.to_le_bytes(),
-        ]
-        .concat()
+        [&t.to_le_bytes()[..], &total.to_le_bytes(), body, &total.to_le_bytes()].concat()
     };
-    let mut b = block(
-        0x0a0d_0d0a,
-        &[
-            0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-        ],
-    );
+    let mut b =
+        block(0x0a0d_0d0a, &[0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
     b.extend(block(1, &[1, 0, 0, 0, 0, 0, 0, 0]));
     for i in 0..2000u32 {
         let len = if i == 0 { 1516 } else { 60 + 4 * (i % 350) };
@@ -89,11 +77,7 @@ fn frames_after_the_first_allocate_nothing(bytes: &[u8]) {
         n += 1;
     }
     assert_eq!(n, 2000);
-    assert_eq!(
-        allocations(),
-        before,
-        "allocations while reading 1999 frames"
-    );
+    assert_eq!(allocations(), before, "allocations while reading 1999 frames");
 }
 
 #[test]

@@ -12,9 +12,9 @@ import math
 
 LINK_BPS = 10e9
 MTU = 9000
-SIZES = (40, 200, 1500)                 # Table II
-TIMERS = (50e-6, 100e-6, 200e-6)        # T_1..T_3 = W_max
-CHUNK_TIME = MTU * 8 / LINK_BPS         # 7.2 µs
+SIZES = (40, 200, 1500)  # Table II
+TIMERS = (50e-6, 100e-6, 200e-6)  # T_1..T_3 = W_max
+CHUNK_TIME = MTU * 8 / LINK_BPS  # 7.2 µs
 
 
 def rate_pps(share: float, size: int) -> float:

@@ -3,8 +3,9 @@ in the outcome's `notes` (NOT IN SEEDS / ⚠AMB)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import tracelab_engine as engine
 
@@ -32,8 +33,11 @@ class Outcome:
 
 # ------------------------------------------------------------------ chunking
 
-CHK_CLASSES = [{"name": "sensing", "budget": "50us"}, {"name": "realtime", "budget": "100us"},
-               {"name": "file", "budget": "200us"}]
+CHK_CLASSES = [
+    {"name": "sensing", "budget": "50us"},
+    {"name": "realtime", "budget": "100us"},
+    {"name": "file", "budget": "200us"},
+]
 CHK_SCHEMES = {
     "BasiCQ": "basicq(shim=0)",
     "ChuMQ": "chumq(shim=0)",
@@ -49,20 +53,32 @@ CHK_NOTES = [
 
 
 def chk_sources(shares, start_ps: int, stop_ps: int, seed: int) -> list[str]:
-    return [f"poisson(load={share}, size={size}, cls={i}, start={start_ps}ps, stop={stop_ps}ps, seed={seed + i})"
-            for i, (share, size) in enumerate(zip(shares, ca.SIZES)) if share > 0]
+    return [
+        f"poisson(load={share}, size={size}, cls={i}, start={start_ps}ps, stop={stop_ps}ps, seed={seed + i})"
+        for i, (share, size) in enumerate(zip(shares, ca.SIZES))
+        if share > 0
+    ]
 
 
 def chk_run(element: str, sources: list[str], duration_ps: int, **extra) -> dict[str, Any]:
-    cfg = {"sources": sources, "nodes": [{"element": element, "rate": "10G", **extra}],
-           "classes": CHK_CLASSES, "measure_from": 0, "measure_until": duration_ps, "max_delay_samples": 0}
+    cfg = {
+        "sources": sources,
+        "nodes": [{"element": element, "rate": "10G", **extra}],
+        "classes": CHK_CLASSES,
+        "measure_from": 0,
+        "measure_until": duration_ps,
+        "max_delay_samples": 0,
+    }
     return engine.run(cfg)
 
 
 def e_chk_1(scale: float) -> Outcome:
     """Table III: chunking at Λ = 0.9, homogeneous."""
-    o = Outcome("E-CHK-1", "Effect of chunking at Λ = 0.9, homogeneous ([000] Table III)",
-                ["scheme", "η", "η published", "output Gb/s", "published", "P_loss"])
+    o = Outcome(
+        "E-CHK-1",
+        "Effect of chunking at Λ = 0.9, homogeneous ([000] Table III)",
+        ["scheme", "η", "η published", "output Gb/s", "published", "P_loss"],
+    )
     o.notes += CHK_NOTES + [
         f"Traffic active for {scale * 1000:g} ms (the seed: 1 s).",
         "Without chunking: a FIFO node whose per-packet processing floor is 200 ns (5 M PPS) in front of the "
@@ -71,8 +87,13 @@ def e_chk_1(scale: float) -> Outcome:
     duration = int(scale * S)
     shares = (0.3, 0.3, 0.3)
     sources = chk_sources(shares, 0, duration, seed=11)
-    published = {"Basic scheme without chunking": (0.902, 3.52), "BasiCQ": (0.026, 8.97), "ChuMQ": (0.025, 8.97),
-                 "ChuTQ (DCF)": (0.026, 8.97), "ChuTQ (TPF)": (0.025, 8.97)}
+    published = {
+        "Basic scheme without chunking": (0.902, 3.52),
+        "BasiCQ": (0.026, 8.97),
+        "ChuMQ": (0.025, 8.97),
+        "ChuTQ (DCF)": (0.026, 8.97),
+        "ChuTQ (TPF)": (0.025, 8.97),
+    }
     runs = {"Basic scheme without chunking": chk_run("fifo(capacity=1000)", sources, duration, min_service="200ns")}
     for scheme, element in CHK_SCHEMES.items():
         runs[scheme] = chk_run(element, sources, duration)
@@ -100,10 +121,12 @@ def e_chk_2() -> Outcome:
     """The analytic quantities of [000 §6] (type A)."""
     o = Outcome("E-CHK-2", "ChuMQ analytic model ([000 §6], Eq. 1–6)", ["quantity", "computed", "published"])
     o.notes.append("M̄_c(T) = 1 + λT (⚠AMB-25); published values are quoted to two decimals.")
-    cases = [("file dominant, M̄_c sensing", (0.01, 0.01, 0.88), 0, 16.63),
-             ("file dominant, M̄_c real-time", (0.01, 0.01, 0.88), 1, 7.25),
-             ("sensing dominant, M̄_c real-time", (0.88, 0.01, 0.01), 1, 7.25),
-             ("sensing dominant, M̄_c file", (0.88, 0.01, 0.01), 2, 2.66)]
+    cases = [
+        ("file dominant, M̄_c sensing", (0.01, 0.01, 0.88), 0, 16.63),
+        ("file dominant, M̄_c real-time", (0.01, 0.01, 0.88), 1, 7.25),
+        ("sensing dominant, M̄_c real-time", (0.88, 0.01, 0.01), 1, 7.25),
+        ("sensing dominant, M̄_c file", (0.88, 0.01, 0.01), 2, 2.66),
+    ]
     for label, shares, i, pub in cases:
         v = ca.mean_chunk_population(shares[i], ca.SIZES[i], ca.TIMERS[i])
         o.rows.append([label, f"{v:.4f}", pub])
@@ -121,8 +144,11 @@ def e_chk_2() -> Outcome:
 
 def e_chk_3(scale: float) -> Outcome:
     """R_v vs Λ (Λ < 1): ChuMQ simulation vs the Eq. 4 bounds; BasiCQ, ChuTQ = 0."""
-    o = Outcome("E-CHK-3", "R_v vs Λ, imbalanced (file dominant) ([000 §7.2.1], Figs. 9–10)",
-                ["Λ", "class", "ChuMQ R_v", "Eq.4 lower", "approx", "upper", "BasiCQ", "ChuTQ DCF", "max excess µs"])
+    o = Outcome(
+        "E-CHK-3",
+        "R_v vs Λ, imbalanced (file dominant) ([000 §7.2.1], Figs. 9–10)",
+        ["Λ", "class", "ChuMQ R_v", "Eq.4 lower", "approx", "upper", "BasiCQ", "ChuTQ DCF", "max excess µs"],
+    )
     o.notes += CHK_NOTES + [
         f"Traffic active for {scale * 1000:g} ms per point.",
         "ChuMQ contention (chumq contention=timer_first, the default): when the link is free, a buffer whose "
@@ -146,30 +172,54 @@ def e_chk_3(scale: float) -> Outcome:
             lo, ap, up = ca.rv_bounds(shares, i)
             rv = chumq["classes"][i]["r_v"]
             exc = chumq["classes"][i]["excess_delay"]["max_ps"] / US
-            o.rows.append([lam, CHK_CLASSES[i]["name"], f"{rv:.4f}", f"{lo:.4f}", f"{ap:.4f}", f"{up:.4f}",
-                           f"{basic['classes'][i]['r_v']:.4f}", f"{dcf['classes'][i]['r_v']:.4f}", f"{exc:.2f}"])
+            o.rows.append(
+                [
+                    lam,
+                    CHK_CLASSES[i]["name"],
+                    f"{rv:.4f}",
+                    f"{lo:.4f}",
+                    f"{ap:.4f}",
+                    f"{up:.4f}",
+                    f"{basic['classes'][i]['r_v']:.4f}",
+                    f"{dcf['classes'][i]['r_v']:.4f}",
+                    f"{exc:.2f}",
+                ]
+            )
             if i < 2:
                 minor_rv[i].append(rv)
-                o.check(f"Λ={lam} {CHK_CLASSES[i]['name']}: ChuMQ R_v within the Eq.4 bounds", lo <= rv <= up,
-                        f"{rv:.4f} in [{lo:.4f}, {up:.4f}]")
+                o.check(
+                    f"Λ={lam} {CHK_CLASSES[i]['name']}: ChuMQ R_v within the Eq.4 bounds",
+                    lo <= rv <= up,
+                    f"{rv:.4f} in [{lo:.4f}, {up:.4f}]",
+                )
             if i == 2:
                 o.check(f"Λ={lam}: dominant class R_v = 0", rv == 0, f"{rv:.4f}")
-            o.check(f"Λ={lam} {CHK_CLASSES[i]['name']}: BasiCQ and ChuTQ R_v = 0",
-                    basic["classes"][i]["r_v"] == 0 and dcf["classes"][i]["r_v"] == 0)
+            o.check(
+                f"Λ={lam} {CHK_CLASSES[i]['name']}: BasiCQ and ChuTQ R_v = 0",
+                basic["classes"][i]["r_v"] == 0 and dcf["classes"][i]["r_v"] == 0,
+            )
         if lam == 0.9:
             exc = max(chumq["classes"][i]["excess_delay"]["max_ps"] for i in range(3)) / US
             o.check("Λ=0.9: max excess in (7.2, 14.4] µs", 7.2 < exc <= 14.4, f"{exc:.2f} µs")
-    o.check("minor classes: R_v grows with Λ", all(b >= a for r in minor_rv.values() for a, b in zip(r, r[1:])),
-            str(minor_rv))
-    o.check("longer-packet minor class (real-time) has the larger R_v",
-            all(rt >= se for se, rt in zip(minor_rv[0], minor_rv[1])))
+    o.check(
+        "minor classes: R_v grows with Λ",
+        all(b >= a for r in minor_rv.values() for a, b in zip(r, r[1:])),
+        str(minor_rv),
+    )
+    o.check(
+        "longer-packet minor class (real-time) has the larger R_v",
+        all(rt >= se for se, rt in zip(minor_rv[0], minor_rv[1])),
+    )
     return o
 
 
 def e_chk_4(scale: float) -> Outcome:
     """Table IV: overload Λ = 0.8 → 1.2 → 0.8, R_v of the overload period."""
-    o = Outcome("E-CHK-4", "Overload Λ = 0.8 → 1.2 → 0.8 ([000 §7.2.2], Table IV)",
-                ["scheme", "sensing %", "pub.", "real-time %", "pub.", "file %", "pub.", "dropped"])
+    o = Outcome(
+        "E-CHK-4",
+        "Overload Λ = 0.8 → 1.2 → 0.8 ([000 §7.2.2], Table IV)",
+        ["scheme", "sensing %", "pub.", "real-time %", "pub.", "file %", "pub.", "dropped"],
+    )
     o.notes += CHK_NOTES + [
         f"Timeline scaled to {scale * 1000:g} ms (the seed: 1 s, overload from 0.3 to 0.5 of it); R_v over "
         "the packets created during the overload (window inferred).",
@@ -195,18 +245,39 @@ def e_chk_4(scale: float) -> Outcome:
     d = int(scale * S)
     t1, t2 = int(0.3 * d), int(0.5 * d)
     sources = chk_sources((0.8 / 3,) * 3, 0, d, seed=31) + chk_sources((0.4 / 3,) * 3, t1, t2, seed=41)
-    published = {"BasiCQ": (99.88, 99.76, 99.55), "ChuMQ": (20.42, 38.33, 99.84),
-                 "ChuTQ (DCF)": (0.00, 0.00, 99.79), "ChuTQ (TPF)": (99.90, 0.00, 0.00)}
-    schemes = {k: v.replace("shim=0)", "shim=0, expired=last)") if k.startswith("ChuTQ") else v
-               for k, v in CHK_SCHEMES.items()}
+    published = {
+        "BasiCQ": (99.88, 99.76, 99.55),
+        "ChuMQ": (20.42, 38.33, 99.84),
+        "ChuTQ (DCF)": (0.00, 0.00, 99.79),
+        "ChuTQ (TPF)": (99.90, 0.00, 0.00),
+    }
+    schemes = {
+        k: v.replace("shim=0)", "shim=0, expired=last)") if k.startswith("ChuTQ") else v for k, v in CHK_SCHEMES.items()
+    }
     for scheme, element in schemes.items():
-        cfg = {"sources": sources, "nodes": [{"element": element, "rate": "10G"}], "classes": CHK_CLASSES,
-               "measure_from": t1, "measure_until": t2, "max_delay_samples": 0}
+        cfg = {
+            "sources": sources,
+            "nodes": [{"element": element, "rate": "10G"}],
+            "classes": CHK_CLASSES,
+            "measure_from": t1,
+            "measure_until": t2,
+            "max_delay_samples": 0,
+        }
         m = engine.run(cfg)
         rv = [100 * c["r_v"] for c in m["classes"]]
         pub = published[scheme]
-        o.rows.append([scheme, f"{rv[0]:.2f}", pub[0], f"{rv[1]:.2f}", pub[1], f"{rv[2]:.2f}", pub[2],
-                       m["overall"]["dropped_total"]])
+        o.rows.append(
+            [
+                scheme,
+                f"{rv[0]:.2f}",
+                pub[0],
+                f"{rv[1]:.2f}",
+                pub[1],
+                f"{rv[2]:.2f}",
+                pub[2],
+                m["overall"]["dropped_total"],
+            ]
+        )
         for i, (got, want) in enumerate(zip(rv, pub)):
             name = CHK_CLASSES[i]["name"]
             if want >= 99:
@@ -217,18 +288,36 @@ def e_chk_4(scale: float) -> Outcome:
                 o.check(f"{scheme} {name}: {want} ± 10 points", abs(got - want) <= 10, f"{got:.2f}")
     # The other readings, shown for comparison (not checked): the spec's
     # default for expired ChuTQ packets, ChuMQ's lowest-index ready buffer and literal chunk FIFO.
-    others = {"ChuTQ (DCF), expired=first": ("ChuTQ (DCF)", CHK_SCHEMES["ChuTQ (DCF)"]),
-              "ChuTQ (TPF), expired=first": ("ChuTQ (TPF)", CHK_SCHEMES["ChuTQ (TPF)"]),
-              "ChuMQ, contention=priority": ("ChuMQ", "chumq(shim=0, contention=priority)"),
-              "ChuMQ, contention=fifo": ("ChuMQ", "chumq(shim=0, contention=fifo)")}
+    others = {
+        "ChuTQ (DCF), expired=first": ("ChuTQ (DCF)", CHK_SCHEMES["ChuTQ (DCF)"]),
+        "ChuTQ (TPF), expired=first": ("ChuTQ (TPF)", CHK_SCHEMES["ChuTQ (TPF)"]),
+        "ChuMQ, contention=priority": ("ChuMQ", "chumq(shim=0, contention=priority)"),
+        "ChuMQ, contention=fifo": ("ChuMQ", "chumq(shim=0, contention=fifo)"),
+    }
     for label, (scheme, element) in others.items():
-        cfg = {"sources": sources, "nodes": [{"element": element, "rate": "10G"}], "classes": CHK_CLASSES,
-               "measure_from": t1, "measure_until": t2, "max_delay_samples": 0}
+        cfg = {
+            "sources": sources,
+            "nodes": [{"element": element, "rate": "10G"}],
+            "classes": CHK_CLASSES,
+            "measure_from": t1,
+            "measure_until": t2,
+            "max_delay_samples": 0,
+        }
         m = engine.run(cfg)
         rv = [100 * c["r_v"] for c in m["classes"]]
         pub = published[scheme]
-        o.rows.append([label, f"{rv[0]:.2f}", pub[0], f"{rv[1]:.2f}", pub[1], f"{rv[2]:.2f}",
-                       pub[2], m["overall"]["dropped_total"]])
+        o.rows.append(
+            [
+                label,
+                f"{rv[0]:.2f}",
+                pub[0],
+                f"{rv[1]:.2f}",
+                pub[1],
+                f"{rv[2]:.2f}",
+                pub[2],
+                m["overall"]["dropped_total"],
+            ]
+        )
     return o
 
 
@@ -239,9 +328,11 @@ MTQ_GROUP_HOPS = {0: "0-2", 1: "0-1", 2: "1-2", 3: "2", 4: "0"}  # model 2: node
 
 def e_mtq_4(scale: float) -> Outcome:
     """Tables 2–3: model 2, D = 10 ms, configurations (a)–(d)."""
-    o = Outcome("E-MTQ-4", "QTL + MTQ, D = 10 ms, model 2 ([004 §5.3], Tables 2–3)",
-                ["config", "node1 1*/2*", "node2 1*/2*", "node3 1*/2*", "3*", "4*", "delay n1/n2/n3 ms",
-                 "published delay"])
+    o = Outcome(
+        "E-MTQ-4",
+        "QTL + MTQ, D = 10 ms, model 2 ([004 §5.3], Tables 2–3)",
+        ["config", "node1 1*/2*", "node2 1*/2*", "node3 1*/2*", "3*", "4*", "delay n1/n2/n3 ms", "published delay"],
+    )
     o.notes += [
         "80 exponential ON/OFF flows per group (350/650 ms, 80 kb/s mean, 200 B, CBR when ON), "
         "three 20 Mb/s nodes with 200-packet buffers; propagation delays 0 (only queueing matters).",
@@ -253,15 +344,25 @@ def e_mtq_4(scale: float) -> Outcome:
         "above D = 10 ms, against the published 4* = 0.",
     ]
     configs = {"(a)": {}, "(b)": {"mtq": "5ms"}, "(c)": {"qtl": "10ms"}, "(d)": {"mtq": "5ms", "qtl": "10ms"}}
-    pub_delay = {"(a)": (4.24, 3.92, 3.76), "(b)": (1.52, 1.28, 1.20), "(c)": (2.64, 1.36, 0.88),
-                 "(d)": (1.52, 1.28, 0.96)}
+    pub_delay = {
+        "(a)": (4.24, 3.92, 3.76),
+        "(b)": (1.52, 1.28, 1.20),
+        "(c)": (2.64, 1.36, 0.88),
+        "(d)": (1.52, 1.28, 0.96),
+    }
     totals, late, max_qd = {}, {}, {}
     for name, hdr in configs.items():
-        sources = [f"onoff(flows=80, rate=80k, size=200, on=exp(350ms), off=exp(650ms), cls={g}, hops={h}, "
-                   f"stop={scale}s, seed={100 + g})" for g, h in MTQ_GROUP_HOPS.items()]
-        cfg = {"sources": sources, "nodes": [{"element": "mtqqtl(capacity=200, in_service=1)", "rate": "20M"}] * 3,
-               "classes": [{"name": f"g{g}", "budget": "10ms", **hdr} for g in MTQ_GROUP_HOPS],
-               "max_delay_samples": 0}
+        sources = [
+            f"onoff(flows=80, rate=80k, size=200, on=exp(350ms), off=exp(650ms), cls={g}, hops={h}, "
+            f"stop={scale}s, seed={100 + g})"
+            for g, h in MTQ_GROUP_HOPS.items()
+        ]
+        cfg = {
+            "sources": sources,
+            "nodes": [{"element": "mtqqtl(capacity=200, in_service=1)", "rate": "20M"}] * 3,
+            "classes": [{"name": f"g{g}", "budget": "10ms", **hdr} for g in MTQ_GROUP_HOPS],
+            "max_delay_samples": 0,
+        }
         m = engine.run(cfg)
         cells = []
         total = 0
@@ -274,21 +375,39 @@ def e_mtq_4(scale: float) -> Outcome:
         totals[name] = total
         max_qd[name] = m["overall"]["queue_delay"]["max_ps"]
         delays = [n["mean_queue_delay_ps"] / MS for n in m["nodes"]]
-        o.rows.append([name, *cells, total, late[name], "/".join(f"{x:.2f}" for x in delays),
-                       "/".join(str(x) for x in pub_delay[name])])
+        o.rows.append(
+            [
+                name,
+                *cells,
+                total,
+                late[name],
+                "/".join(f"{x:.2f}" for x in delays),
+                "/".join(str(x) for x in pub_delay[name]),
+            ]
+        )
         if name == "(b)":
-            o.check("(b) MTQ: mean delays well below (a) at every node", all(x < 0.6 * y for x, y in zip(
-                delays, [float(v) for v in o.rows[0][6].split("/")])))
+            o.check(
+                "(b) MTQ: mean delays well below (a) at every node",
+                all(x < 0.6 * y for x, y in zip(delays, [float(v) for v in o.rows[0][6].split("/")])),
+            )
     for name in ("(c)", "(d)"):
-        o.check(f"{name} QTL = 10 ms: no packet delivered with queueing > 10 ms (INV)", max_qd[name] <= 10 * MS,
-                f"max {max_qd[name] / MS:.3f} ms")
+        o.check(
+            f"{name} QTL = 10 ms: no packet delivered with queueing > 10 ms (INV)",
+            max_qd[name] <= 10 * MS,
+            f"max {max_qd[name] / MS:.3f} ms",
+        )
         o.check(f"{name} QTL alone or combined: zero receiver discards (4*)", late[name] == 0, str(late[name]))
-    for label, (x, y), pub in [("3*(b)/3*(a)", ("(b)", "(a)"), 1.51), ("3*(c)/3*(a)", ("(c)", "(a)"), 2.51),
-                               ("3*(d)/3*(b)", ("(d)", "(b)"), 1.04)]:
+    for label, (x, y), pub in [
+        ("3*(b)/3*(a)", ("(b)", "(a)"), 1.51),
+        ("3*(c)/3*(a)", ("(c)", "(a)"), 2.51),
+        ("3*(d)/3*(b)", ("(d)", "(b)"), 1.04),
+    ]:
         r = totals[x] / totals[y] if totals[y] else float("inf")
         o.check(f"{label} ≈ {pub} ± 25 %", abs(r - pub) <= 0.25 * pub, f"{r:.2f}")
-    o.check("(d) lowest application discards + network total among (a), (b)",
-            totals["(d)"] + late["(d)"] < min(totals["(a)"] + late["(a)"], totals["(b)"] + late["(b)"]))
+    o.check(
+        "(d) lowest application discards + network total among (a), (b)",
+        totals["(d)"] + late["(d)"] < min(totals["(a)"] + late["(a)"], totals["(b)"] + late["(b)"]),
+    )
     return o
 
 
@@ -310,9 +429,24 @@ def insertion_fraction(p_ins: float, shape: float, lo: int, hi: int) -> tuple[fl
 
 def e_ths_3(scale: float) -> Outcome:
     """Table 4.1: flow-table sizes of LAS, X-Protect and EFD (open-loop part)."""
-    o = Outcome("E-THS-3", "Flow-table size, LAS vs X-Protect vs EFD ([003] Table 4.1, open loop)",
-                ["load", "LAS mean", "pub.", "X-Protect mean", "pub.", "X/LAS", "pub.", "E[1−(1−p)^N]",
-                 "EFD mean", "pub.", "EFD max", "queue max"])
+    o = Outcome(
+        "E-THS-3",
+        "Flow-table size, LAS vs X-Protect vs EFD ([003] Table 4.1, open loop)",
+        [
+            "load",
+            "LAS mean",
+            "pub.",
+            "X-Protect mean",
+            "pub.",
+            "X/LAS",
+            "pub.",
+            "E[1−(1−p)^N]",
+            "EFD mean",
+            "pub.",
+            "EFD max",
+            "queue max",
+        ],
+    )
     share, mean_n = insertion_fraction(THS_P_INS, *THS_SIZES)
     bound = 1 - (1 - THS_P_INS) ** 40
     o.notes += [
@@ -342,27 +476,54 @@ def e_ths_3(scale: float) -> Outcome:
     published = {0.8: (392.4961, 176.8407, 1.9997), 1.5: (704.0326, 352.9599, 27.9053)}
     shape, lo, hi = THS_SIZES
     for load, pub in published.items():
-        src = (f"flows(load={load}, link=10M, packets=bzipf({shape},{lo},{hi}), size=1500, peak=100M, "
-               f"stop={scale}s, seed=7)")
+        src = (
+            f"flows(load={load}, link=10M, packets=bzipf({shape},{lo},{hi}), size=1500, peak=100M, "
+            f"stop={scale}s, seed=7)"
+        )
         sizes = {}
         efd_max = qmax = 0
-        for name, element in [("las", "las(capacity=300)"),
-                              ("xprotect", f"xprotect(capacity=300, p_ins={THS_P_INS})"),
-                              ("efd", "efd(capacity=300, th=30000)")]:
-            m = engine.run({"sources": [src], "nodes": [{"element": element, "rate": "10M"}],
-                            "until": f"{scale}s", "max_delay_samples": 0})
+        for name, element in [
+            ("las", "las(capacity=300)"),
+            ("xprotect", f"xprotect(capacity=300, p_ins={THS_P_INS})"),
+            ("efd", "efd(capacity=300, th=30000)"),
+        ]:
+            m = engine.run(
+                {
+                    "sources": [src],
+                    "nodes": [{"element": element, "rate": "10M"}],
+                    "until": f"{scale}s",
+                    "max_delay_samples": 0,
+                }
+            )
             n = m["nodes"][0]
             sizes[name] = n["flow_table"]["time_weighted_mean"]
             if name == "efd":
                 efd_max, qmax = n["flow_table"]["max"], n["highwater_packets"]
         ratio = sizes["xprotect"] / sizes["las"]
-        o.rows.append([load, f"{sizes['las']:.1f}", pub[0], f"{sizes['xprotect']:.1f}", pub[1], f"{ratio:.3f}",
-                       f"{pub[1] / pub[0]:.3f}", f"{share:.3f}", f"{sizes['efd']:.2f}", pub[2], efd_max, qmax])
+        o.rows.append(
+            [
+                load,
+                f"{sizes['las']:.1f}",
+                pub[0],
+                f"{sizes['xprotect']:.1f}",
+                pub[1],
+                f"{ratio:.3f}",
+                f"{pub[1] / pub[0]:.3f}",
+                f"{share:.3f}",
+                f"{sizes['efd']:.2f}",
+                pub[2],
+                efd_max,
+                qmax,
+            ]
+        )
         o.check(f"load {load}: EFD table ≤ queue length (INV)", efd_max <= qmax, f"{efd_max} ≤ {qmax}")
         o.check(f"load {load}: LAS/EFD ≥ 10", sizes["las"] >= 10 * sizes["efd"], f"{sizes['las'] / sizes['efd']:.1f}")
         o.check(f"load {load}: X-Protect/LAS in [0.35, 0.65]", 0.35 <= ratio <= 0.65, f"{ratio:.2f}")
-        o.check(f"load {load}: X-Protect/LAS = E[1 − (1−p)^N] ± 0.03 (model)", abs(ratio - share) <= 0.03,
-                f"{ratio:.3f} vs {share:.3f}")
+        o.check(
+            f"load {load}: X-Protect/LAS = E[1 − (1−p)^N] ± 0.03 (model)",
+            abs(ratio - share) <= 0.03,
+            f"{ratio:.3f} vs {share:.3f}",
+        )
         o.check(f"load {load}: EFD at most a few tens of entries", sizes["efd"] <= 50, f"{sizes['efd']:.2f}")
     return o
 
