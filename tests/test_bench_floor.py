@@ -51,13 +51,16 @@ def run_floor(floor: Path, trace: Path, stage: str) -> dict[str, int]:
     assert r.returncode == 0, r.stderr
     words = r.stdout.split()
     assert words[:2] == ["stage", stage], r.stdout
-    return {k: int(v) for k, v in zip(words[2::2], words[3::2])}
+    return {k: int(v) for k, v in zip(words[2::2], words[3::2], strict=True)}
 
 
 def conn_log_totals(path: Path) -> tuple[int, int]:
     """Packets and IP bytes of every connection in a Zeek conn.log."""
     log = read_zeek_conn_log(path)
-    total = lambda *cols: sum(sum(log.column(c).to_pylist()) for c in cols)
+
+    def total(*cols: str) -> int:
+        return sum(sum(log.column(c).to_pylist()) for c in cols)
+
     return total("orig_pkts", "resp_pkts"), total("orig_ip_bytes", "resp_ip_bytes")
 
 

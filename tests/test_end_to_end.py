@@ -91,7 +91,7 @@ def _summary(out):
 
 
 def test_packets_and_bytes_flow_from_profile_to_replay(path):
-    trace, out = path
+    _, out = path
     s = _summary(out)
     conns = pq.read_table(out / "p" / "connections.parquet").to_pydict()
     pk = s["packets"]
@@ -144,7 +144,7 @@ def test_roles_cover_every_host_and_agree_with_the_analyzer(path):
     assert sorted(r["host"] for r in rows) == sorted(hosts["host"])
     # The analyzer applying the same model predicts the same role for every host.
     applied = pq.read_table(out / "pr" / "hosts.parquet").to_pydict()
-    predicted = dict(zip(applied["host"], applied["role"]))
+    predicted = dict(zip(applied["host"], applied["role"], strict=True))
     assert len(predicted) == len(rows)
     for r in rows:
         assert predicted[r["host"]] == ("server" if r["server"] == "1" else "client"), r

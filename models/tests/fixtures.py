@@ -117,6 +117,6 @@ def write_profile(
 def host_rows(features: dict[str, tuple], servers=(), local=True) -> list[dict]:
     """hosts.parquet rows from {host: (incnx, outcnx, dportin, dportout, fan_in, fan_out)}."""
     return [
-        {S.HOST: h, S.LOCAL: local, **dict(zip(S.ROLE_FEATURES, f)), S.SERVER: h in servers}
+        {S.HOST: h, S.LOCAL: local, **dict(zip(S.ROLE_FEATURES, f, strict=True)), S.SERVER: h in servers}
         for h, f in features.items()
     ]

@@ -36,8 +36,8 @@ TABLE_8_4 = [
     ids=["table8.3", "table8.4"],
 )
 def test_reproduces_thesis_tables(table, rates, mean, std):
-    report = HoldoutReport("x", [Trial(n, s) for n, (s, _, _) in zip(N, table)])
-    for t, (s, ci80, ci90), rate in zip(report.trials, table, rates):
+    report = HoldoutReport("x", [Trial(n, s) for n, (s, _, _) in zip(N, table, strict=True)])
+    for t, (s, ci80, ci90), rate in zip(report.trials, table, rates, strict=True):
         assert round(100 * t.rate, 2) == rate
         assert [round(100 * v, 2) for v in wilson_interval(s, t.n, Z80)] == list(ci80)
         assert [round(100 * v, 2) for v in wilson_interval(s, t.n, Z90)] == list(ci90)
@@ -62,7 +62,7 @@ def test_quarters_like_the_thesis():
     parts = holdout_quarters(451, seed=1)
     assert [len(p) for p in parts] == [113, 113, 113, 112]
     assert sorted(np.concatenate(parts).tolist()) == list(range(451))
-    assert all((a == b).all() for a, b in zip(parts, holdout_quarters(451, seed=1)))
+    assert all((a == b).all() for a, b in zip(parts, holdout_quarters(451, seed=1), strict=True))
 
 
 def test_evaluate_holdout_counts_successes():

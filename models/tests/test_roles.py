@@ -26,7 +26,7 @@ def _profile(tmp_path):
         "10.0.0.5": (0, 0, 0, 0, 0, 0),
     }
     hosts = host_rows(feats, servers={"10.0.0.1", "10.0.0.2"})
-    hosts.append({S.HOST: "8.8.8.8", S.LOCAL: False, **dict(zip(S.ROLE_FEATURES, (9, 0, 1, 0, 3, 0))), S.SERVER: True})
+    hosts += host_rows({"8.8.8.8": (9, 0, 1, 0, 3, 0)}, servers={"8.8.8.8"}, local=False)
     return write_profile(tmp_path / "p", [], hosts)
 
 
@@ -50,7 +50,7 @@ def test_labels_file(tmp_path):
 
 
 def test_missing_profile_file_names_the_file(tmp_path):
-    with pytest.raises(ProfileError, match="hosts.parquet: not found"):
+    with pytest.raises(ProfileError, match=r"hosts\.parquet: not found"):
         load_instances(tmp_path)
 
 

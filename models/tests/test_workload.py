@@ -108,7 +108,7 @@ def test_save_load_validates(tmp_path):
     assert workload.load(path) == json.loads(path.read_text())
     bad = dict(m, version=2)
     path.write_text(json.dumps(bad))
-    with pytest.raises(ValueError, match="trace.model.json: invalid workload model at version"):
+    with pytest.raises(ValueError, match=r"trace\.model\.json: invalid workload model at version"):
         workload.load(path)
     m["topological"]["shares"]["intranet"]["download"] = 1.5
     with pytest.raises(ValueError, match="topological/shares/intranet/download"):

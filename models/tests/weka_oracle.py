@@ -51,7 +51,7 @@ def write_arff(path: Path, X: np.ndarray, y, feature_names, class_names) -> None
         for n in feature_names:
             f.write(f"@attribute {n} numeric\n")
         f.write("@attribute class {" + ",".join(class_names) + "}\n@data\n")
-        for row, label in zip(X, y):
+        for row, label in zip(X, y, strict=True):
             vals = ["?" if np.isnan(v) else repr(float(v)) for v in row]
             f.write(",".join(vals) + f",{label}\n")
 

@@ -347,7 +347,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         node.branch_counts = self._split_counts(node, rows, w)
         parts = self._partition(node, rows, w)
         node.branch_counts = saved
-        return sum(self._branch_estimate(c, r, ww) for c, (r, ww) in zip(node.children, parts))
+        return sum(self._branch_estimate(c, r, ww) for c, (r, ww) in zip(node.children, parts, strict=True))
 
     def _split_counts(self, node, rows, w) -> np.ndarray:
         """C45Split.resetDistribution: branch class weights of new data, unknowns spread."""
@@ -366,7 +366,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         node.counts = self._class_counts(rows, w)
         if not node.is_leaf:
             node.branch_counts = self._split_counts(node, rows, w)
-            for c, (r, ww) in zip(node.children, self._partition(node, rows, w)):
+            for c, (r, ww) in zip(node.children, self._partition(node, rows, w), strict=True):
                 self._redistribute(c, r, ww)
 
     def _prune(self, node) -> None:
@@ -426,7 +426,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         bw = node.branch_counts.sum(axis=1)
         if np.isnan(v):
             out = np.zeros(self._k_fitted())
-            for c, p in zip(node.children, bw / bw.sum()):
+            for c, p in zip(node.children, bw / bw.sum(), strict=True):
                 if c.counts.sum() > 0:
                     out += p * self._probs(c, x)
             return out

@@ -109,7 +109,9 @@ def roles_main(argv: list[str]) -> int:
             per_trace = []
             for p in args.profiles:
                 inst = load_instances(p, None, not args.all_hosts, args.min_connections)
-                per_trace.append(dict(zip(inst.hosts, model.predict(inst.X, args.renormalise))) if inst.hosts else {})
+                per_trace.append(
+                    dict(zip(inst.hosts, model.predict(inst.X, args.renormalise), strict=True)) if inst.hosts else {}
+                )
             lines = ["host,class,bin,server,client"] + [
                 f"{h},{v['class']},{v['bin']},{v['server']},{v['client']}"
                 for h, v in aggregate_roles(per_trace).items()

@@ -134,7 +134,7 @@ def qq_plot(report: FitReport, samples, path) -> None:
     x = x[np.isfinite(x) & (x > 0)]
     emp = np.quantile(x, _PROBS)
     fig, axes = plt.subplots(1, len(report.fits), figsize=(4 * len(report.fits), 4), squeeze=False)
-    for ax, f in zip(axes[0], report.fits):
+    for ax, f in zip(axes[0], report.fits, strict=True):
         model = frozen(f.family, f.params).ppf(_PROBS)
         ax.loglog(model, emp, ".", ms=4)
         lo, hi = min(emp.min(), model.min()), max(emp.max(), model.max())

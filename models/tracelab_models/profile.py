@@ -108,8 +108,10 @@ def read_zeek_conn_log(path: str | Path) -> pa.Table:
             rows.append(vals)
     if fields is None or types is None:
         raise ProfileError(f"{path}: no #fields/#types header (not a Zeek TSV log)")
+    if len(types) != len(fields):
+        raise ProfileError(f"{path}: #types declares {len(types)} columns, #fields {len(fields)}")
     cols = {}
-    for i, (name, typ) in enumerate(zip(fields, types)):
+    for i, (name, typ) in enumerate(zip(fields, types, strict=True)):
         raw = [r[i] for r in rows]
         pa_type = _ZEEK_TYPES.get(typ, pa.string())
         cols[name] = pa.array([_zeek_value(v, pa_type) for v in raw], type=pa_type)
@@ -149,7 +151,7 @@ def host_features(conns: pa.Table) -> pa.Table:
     inc, out = defaultdict(int), defaultdict(int)
     pin, pout, fin, fout = (defaultdict(set) for _ in range(4))
     server = defaultdict(bool)
-    for o, r, p, pr, st in zip(orig, resp, dport, proto, state):
+    for o, r, p, pr, st in zip(orig, resp, dport, proto, state, strict=True):
         out[o] += 1
         inc[r] += 1
         pout[o].add(p)

@@ -65,7 +65,7 @@ def test_golden_departures_and_drops(tmp_path, datasets, name):
         expected = list(csv.DictReader(f))
     got = [{k: str(r[k]) for k in COLUMNS} for r in rows]
     assert len(got) == len(expected) == 160
-    for g, e in zip(got, expected):
+    for g, e in zip(got, expected, strict=True):
         assert g == e, f"packet {e['uid']}: got {g}, expected {e}"
 
 

@@ -161,14 +161,14 @@ def test_stream_matches_the_model_analytically():
     se_mean = math.sqrt(size.var() / conns)
     assert total_bytes / conns == pytest.approx(es, abs=5 * se_mean)
 
-    for c, (share, name) in enumerate(zip(class_shares(), model_source.CLASSES)):
+    for c, (share, name) in enumerate(zip(class_shares(), model_source.CLASSES, strict=True)):
         got = r["classes"][c]["offered_bytes"] / total_bytes
         f = share / (sum(SHARES["intranet"].values()) if c < 2 else sum(SHARES["internet"].values()))
         # Delta method on sum(X_c) / sum(S): Var(S (I f - share)) = E[S^2] share (f - share).
         se = math.sqrt(es2 * share * (f - share) / conns) / es
         assert got == pytest.approx(share, abs=5 * se + 0.002), name
 
-    inv = sum(s / m for s, m in zip(class_shares(), class_means()))
+    inv = sum(s / m for s, m in zip(class_shares(), class_means(), strict=True))
     assert total_bytes / packets == pytest.approx(1 / inv, rel=0.02)
     # Packets per second over the arrival window (all their packets counted),
     # from the byte rate: the same 5-SE bound as the mean flow size.
@@ -205,7 +205,7 @@ def test_pareto_sizes_are_bounded_and_scope_without_rtt_takes_legacy():
 def test_bad_models_are_clear_errors(tmp_path):
     empty = make_model()
     empty["apps"]["internet"]["orig"]["packet_size_bytes"] = {"values": [], "counts": []}
-    with pytest.raises(ConfigError, match="apps.internet.orig.packet_size_bytes is empty"):
+    with pytest.raises(ConfigError, match=r"apps\.internet\.orig\.packet_size_bytes is empty"):
         model_source.source_spec(empty, load=0.5)
     with pytest.raises(ConfigError, match="no weibull fit"):
         model_source.source_spec(make_model(), size_family="weibull")

@@ -27,7 +27,7 @@ TRACE = "real/pcapplusplus/example.pcap"
 
 
 class Browser:
-    FLAGS = [
+    FLAGS = (
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
@@ -35,7 +35,7 @@ class Browser:
         "--disable-component-update",
         "--no-first-run",
         "--remote-debugging-pipe",
-    ]
+    )
 
     def __init__(self, binary, profile_dir):
         cmd_r, self.cmd_w = os.pipe()  # we write commands; Chromium reads them on fd 3

@@ -20,9 +20,9 @@ def test_example_spec_expands_its_grid(tmp_path):
     assert len(rows) == 2 * 2  # 2 elements (from the spec) x 2 loads (--grid) x 1 seed
     runs = sorted(p.parent.name for p in out.glob("*/metrics.json"))
     assert runs == sorted(
-        f"element={e},load={l},seed=1"
+        f"element={e},load={load},seed=1"
         for e in ("fifo(capacity=300)", "efd(capacity=300, th=30000)")
-        for l in ("0.5", "1.3")
+        for load in ("0.5", "1.3")
     )
     for p in out.glob("*/metrics.json"):
         m = json.loads(p.read_text())

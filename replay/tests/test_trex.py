@@ -352,7 +352,7 @@ def test_astf_profile_programs_follow_the_plan_and_the_model(trex, real_model, t
                 out.append(("delay_rnd", c["min_usec"], c["max_usec"]))
         return out
 
-    for t, tj in zip(templates, prof["templates"]):
+    for t, tj in zip(templates, prof["templates"], strict=True):
         c, s = tj["client_template"], tj["server_template"]
         assert c["cps"] == pytest.approx(t["cps"]) and c["port"] == t["port"]
         assert s["assoc"][0]["port"] == t["port"]

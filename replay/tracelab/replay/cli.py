@@ -202,7 +202,7 @@ def build_config(ns: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
         delays = per_node(ns.prop_delay, len(elements), "--prop-delay", "0s")
         cfg["nodes"] = [
             {"element": e, "rate": r, "prop_delay": d, "overhead": ns.overhead}
-            for e, r, d in zip(elements, rates, delays)
+            for e, r, d in zip(elements, rates, delays, strict=True)
         ]
     if ns.classes:
         cfg["classes"] = [cfgmod.parse_class(c) for c in ns.classes]

@@ -92,19 +92,26 @@ def parse_class(text: str) -> dict[str, Any]:
     return cls
 
 
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _fill(text: str, point: dict[str, str]) -> str:
+    """`text` with every `{name}` placeholder replaced by point[name]."""
+    return _PLACEHOLDER.sub(lambda m: point[m.group(1)], text)
+
+
 def expand_grid(config: dict[str, Any], grid: dict[str, list[str]]) -> list[tuple[dict[str, str], dict[str, Any]]]:
     """Every combination of the grid values, substituted for `{name}` in the
     configuration's strings. Unknown or unused placeholders are errors."""
     names = list(grid)
     text = json.dumps(config)
-    used = set(re.findall(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", text))
+    used = set(_PLACEHOLDER.findall(text))
     if missing := used - set(names):
         raise ConfigError(f"placeholders without values: {', '.join(sorted(missing))} (give --grid NAME=V1,V2,...)")
     if unused := set(names) - used:
         raise ConfigError(f"--grid names not used in the configuration: {', '.join(sorted(unused))}")
     runs = []
     for values in itertools.product(*(grid[n] for n in names)):
-        point = dict(zip(names, values))
-        filled = re.sub(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", lambda m: point[m.group(1)], text)
-        runs.append((point, json.loads(filled)))
+        point = dict(zip(names, values, strict=True))
+        runs.append((point, json.loads(_fill(text, point))))
     return runs

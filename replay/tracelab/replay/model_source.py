@@ -83,7 +83,7 @@ def distribution(fit: dict[str, Any], *, time: bool, max_value: float | None = N
 
 
 def _histogram(h: dict[str, Any]) -> str:
-    items = [f"{round(v)}:{c}" for v, c in zip(h["values"], h["counts"]) if c > 0]
+    items = [f"{round(v)}:{c}" for v, c in zip(h["values"], h["counts"], strict=True) if c > 0]
     return "hist(" + ", ".join(items) + ")"
 
 

@@ -35,7 +35,7 @@ def write_detail(path: Path, detail: dict[str, Any]) -> None:
     """packets.parquet: one row per offered packet, in offer order."""
     codes = detail["fate"].astype("int32")
     codes[codes == 255] = len(FATES)  # still in the network at the end
-    fate = pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(FATES + ["in_network"]))
+    fate = pa.DictionaryArray.from_arrays(pa.array(codes), pa.array([*FATES, "in_network"]))
     table = pa.table(
         {
             "uid": pa.array(range(len(detail["fate"])), pa.uint64()),

@@ -201,14 +201,14 @@ def render_sweep(page: Page, sweep_dir: Path, tag: str) -> dict:
             continue
         others = [p for p in params if p != x]
         groups = defaultdict(list)
-        for r, xv in zip(rows, xs):
+        for r, xv in zip(rows, xs, strict=True):
             groups[tuple(r[p] for p in others)].append((xv, r))
         for metric, label in (("r_v", "R_v (delay-violation ratio)"), ("eplr", "EPLR")):
             f, ax = fig()
             for key, pts in groups.items():
                 pts.sort(key=lambda p: p[0])
                 for c in classes:
-                    suffix = ", ".join(f"{p}={v}" for p, v in zip(others, key))
+                    suffix = ", ".join(f"{p}={v}" for p, v in zip(others, key, strict=True))
                     ax.plot(
                         [p[0] for p in pts],
                         [p[1].get(f"{c}.{metric}") for p in pts],
@@ -223,7 +223,7 @@ def render_sweep(page: Page, sweep_dir: Path, tag: str) -> dict:
         chunk = [k for k in rows[0] if k.endswith(".mean_transmission_bytes")]
         if chunk:
             f, ax = fig()
-            for key, pts in groups.items():
+            for pts in groups.values():
                 for k in chunk:
                     ax.plot([p[0] for p in pts], [p[1][k] for p in pts], marker="o", label=k.split(".")[0])
             ax.set_xlabel(x)

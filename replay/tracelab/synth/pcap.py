@@ -43,8 +43,8 @@ _REC = [
     ("dport", ">u2"),
 ]
 TCP_HDR = np.dtype(
-    _REC
-    + [
+    [
+        *_REC,
         ("seq", ">u4"),
         ("ack", ">u4"),
         ("off", "u1"),
@@ -54,7 +54,7 @@ TCP_HDR = np.dtype(
         ("urg", ">u2"),
     ]
 )
-UDP_HDR = np.dtype(_REC + [("udp_len", ">u2"), ("l4_sum", ">u2")])
+UDP_HDR = np.dtype([*_REC, ("udp_len", ">u2"), ("l4_sum", ">u2")])
 PCAP_REC = 16
 IP_AT = PCAP_REC + ETH_LEN
 

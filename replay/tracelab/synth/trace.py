@@ -370,7 +370,7 @@ def _assemble(n, data, arrival, udp, scope, size, d_o, d_r, t_conn, t_side, warm
     cols = {k: [] for k in ("conn", "dir", "time", "len", "flags", "space")}
 
     def add(conn, dir_, time, length, flags, space):
-        for k, v in zip(cols, (conn, dir_, time, length, flags, space)):
+        for k, v in zip(cols, (conn, dir_, time, length, flags, space), strict=True):
             cols[k].append(np.broadcast_to(v, np.shape(conn)).astype(np.int64))
 
     c = np.flatnonzero(tcp)
@@ -385,7 +385,7 @@ def _assemble(n, data, arrival, udp, scope, size, d_o, d_r, t_conn, t_side, warm
     add(dc, 1 - dd, data["time"][dt] + 2 * dmine[dc, 1 - dd], 0, pcap.ACK, 0)
     # Teardown after the connection's last packet so far.
     last = np.full(n, -1, dtype=np.int64)
-    for t, cc in zip(cols["time"], cols["conn"]):
+    for t, cc in zip(cols["time"], cols["conn"], strict=True):
         np.maximum.at(last, cc, t)
     fin = last[c] + 1
     add(c, 0, fin, 0, pcap.FIN | pcap.ACK, 1)

@@ -99,7 +99,7 @@ def size_groups(values, counts, max_sizes: int) -> list[tuple[int, float]]:
     if total <= 0:
         return []
     if len(v) <= max_sizes:
-        return [(int(round(x)), float(n / total)) for x, n in zip(v, c) if n > 0]
+        return [(round(float(x)), float(n / total)) for x, n in zip(v, c, strict=True) if n > 0]
     # Stratum of each size = which 1/max_sizes slice of the packet mass its midpoint is in.
     mid = (np.cumsum(c) - c / 2) / total
     stratum = np.minimum((mid * max_sizes).astype(int), max_sizes - 1)
@@ -107,7 +107,7 @@ def size_groups(values, counts, max_sizes: int) -> list[tuple[int, float]]:
     for k in np.unique(stratum):
         sel = stratum == k
         mass = c[sel].sum()
-        out.append((int(round(float((v[sel] * c[sel]).sum() / mass))), float(mass / total)))
+        out.append((round(float((v[sel] * c[sel]).sum() / mass)), float(mass / total)))
     return out
 
 
@@ -246,7 +246,7 @@ def payload_per_packet(hist: dict) -> int:
     for floor in (PURE_ACK_MAX_IP_LEN, IPV4_TCP_HEADERS):
         sel = (v > floor) & (c > 0)
         if sel.any():
-            return int(round(float(((v[sel] - IPV4_TCP_HEADERS) * c[sel]).sum() / c[sel].sum())))
+            return round(float(((v[sel] - IPV4_TCP_HEADERS) * c[sel]).sum() / c[sel].sum()))
     return 0
 
 
@@ -310,8 +310,8 @@ def astf_plan(
                 "share": share,
                 "payload_per_pkt": pay,
                 "templates": built,
-                "client": dict(zip(("ip_min", "ip_max"), _hosts(nets[scope]["client"], clients))),
-                "server": dict(zip(("ip_min", "ip_max"), _hosts(nets[scope]["server"], servers))),
+                "client": dict(zip(("ip_min", "ip_max"), _hosts(nets[scope]["client"], clients), strict=True)),
+                "server": dict(zip(("ip_min", "ip_max"), _hosts(nets[scope]["server"], servers), strict=True)),
             }
         )
     if not out:

@@ -17,7 +17,7 @@ def bucket_upper(k: int) -> int:
     """Upper edge (usec) of TRex's latency bucket starting at ``k`` usec."""
     if k <= 0:
         return 1
-    scale = 10 ** int(math.floor(math.log10(k)))
+    scale = 10 ** math.floor(math.log10(k))
     return (k // scale + 1) * scale
 
 

@@ -27,7 +27,7 @@ def render(outcomes: list[tuple[Outcome, float, float | None]], quick: bool) -> 
     for o, wall, _ in outcomes:
         held = sum(h for _, h, _ in o.checks)
         lines.append(f"| {o.name} | {held}/{len(o.checks)} | {wall:.1f} |")
-    for o, wall, scale in outcomes:
+    for o, _, _ in outcomes:
         lines += ["", f"## {o.name}: {o.title}", ""]
         lines.append("| " + " | ".join(o.header) + " |")
         lines.append("|" + "---|" * len(o.header))

@@ -66,7 +66,7 @@ def mean_chunk_bytes_class(share: float, size: int, timer: float) -> float:
 def mean_chunk_bytes(shares: tuple[float, ...]) -> float:
     """Eq. 6: the packet-rate-weighted mean chunk size over the classes."""
     num = den = 0.0
-    for share, size, timer in zip(shares, SIZES, TIMERS):
+    for share, size, timer in zip(shares, SIZES, TIMERS, strict=True):
         if share <= 0:
             continue
         lc = mean_chunk_bytes_class(share, size, timer)

@@ -3,6 +3,7 @@ in the outcome's `notes` (NOT IN SEEDS / ⚠AMB)."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,7 +56,7 @@ CHK_NOTES = [
 def chk_sources(shares, start_ps: int, stop_ps: int, seed: int) -> list[str]:
     return [
         f"poisson(load={share}, size={size}, cls={i}, start={start_ps}ps, stop={stop_ps}ps, seed={seed + i})"
-        for i, (share, size) in enumerate(zip(shares, ca.SIZES))
+        for i, (share, size) in enumerate(zip(shares, ca.SIZES, strict=True))
         if share > 0
     ]
 
@@ -79,7 +80,8 @@ def e_chk_1(scale: float) -> Outcome:
         "Effect of chunking at Λ = 0.9, homogeneous ([000] Table III)",
         ["scheme", "η", "η published", "output Gb/s", "published", "P_loss"],
     )
-    o.notes += CHK_NOTES + [
+    o.notes += [
+        *CHK_NOTES,
         f"Traffic active for {scale * 1000:g} ms (the seed: 1 s).",
         "Without chunking: a FIFO node whose per-packet processing floor is 200 ns (5 M PPS) in front of the "
         "10 Gb/s link; buffer 1000 packets (NOT IN SEEDS).",
@@ -136,7 +138,7 @@ def e_chk_2() -> Outcome:
     o.check("chunk time 7.2 µs", abs(ca.CHUNK_TIME - 7.2e-6) < 1e-15)
     o.rows.append(["K (40/200/1500 B)", "/".join(str(ca.k_max(s)) for s in ca.SIZES), "225/45/6"])
     o.check("K = 225/45/6", [ca.k_max(s) for s in ca.SIZES] == [225, 45, 6])
-    hom = [ca.p_timer(0.9 / 3, s, t) for s, t in zip(ca.SIZES, ca.TIMERS)]
+    hom = [ca.p_timer(0.9 / 3, s, t) for s, t in zip(ca.SIZES, ca.TIMERS, strict=True)]
     o.rows.append(["P(MTU excess) homogeneous Λ=0.9", " / ".join(f"{1 - p:.3f}" for p in hom), "≈1 for all"])
     o.check("homogeneous Λ > 0.5: P(MTU excess) ≈ 100 % for every class", all(1 - p > 0.99 for p in hom))
     return o
@@ -149,7 +151,8 @@ def e_chk_3(scale: float) -> Outcome:
         "R_v vs Λ, imbalanced (file dominant) ([000 §7.2.1], Figs. 9–10)",
         ["Λ", "class", "ChuMQ R_v", "Eq.4 lower", "approx", "upper", "BasiCQ", "ChuTQ DCF", "max excess µs"],
     )
-    o.notes += CHK_NOTES + [
+    o.notes += [
+        *CHK_NOTES,
         f"Traffic active for {scale * 1000:g} ms per point.",
         "ChuMQ contention (chumq contention=timer_first, the default): when the link is free, a buffer whose "
         "timer has expired goes first, lowest index first ([000 §4.2]), then a buffer above the MTU, lowest "
@@ -203,12 +206,12 @@ def e_chk_3(scale: float) -> Outcome:
             o.check("Λ=0.9: max excess in (7.2, 14.4] µs", 7.2 < exc <= 14.4, f"{exc:.2f} µs")
     o.check(
         "minor classes: R_v grows with Λ",
-        all(b >= a for r in minor_rv.values() for a, b in zip(r, r[1:])),
+        all(b >= a for r in minor_rv.values() for a, b in itertools.pairwise(r)),
         str(minor_rv),
     )
     o.check(
         "longer-packet minor class (real-time) has the larger R_v",
-        all(rt >= se for se, rt in zip(minor_rv[0], minor_rv[1])),
+        all(rt >= se for se, rt in zip(minor_rv[0], minor_rv[1], strict=True)),
     )
     return o
 
@@ -220,7 +223,8 @@ def e_chk_4(scale: float) -> Outcome:
         "Overload Λ = 0.8 → 1.2 → 0.8 ([000 §7.2.2], Table IV)",
         ["scheme", "sensing %", "pub.", "real-time %", "pub.", "file %", "pub.", "dropped"],
     )
-    o.notes += CHK_NOTES + [
+    o.notes += [
+        *CHK_NOTES,
         f"Timeline scaled to {scale * 1000:g} ms (the seed: 1 s, overload from 0.3 to 0.5 of it); R_v over "
         "the packets created during the overload (window inferred).",
         "R_v = violating delivered packets / delivered packets of the class.",
@@ -278,7 +282,7 @@ def e_chk_4(scale: float) -> Outcome:
                 m["overall"]["dropped_total"],
             ]
         )
-        for i, (got, want) in enumerate(zip(rv, pub)):
+        for i, (got, want) in enumerate(zip(rv, pub, strict=True)):
             name = CHK_CLASSES[i]["name"]
             if want >= 99:
                 o.check(f"{scheme} {name}: ≥ 95 % (published {want})", got >= 95, f"{got:.2f}")
@@ -388,7 +392,7 @@ def e_mtq_4(scale: float) -> Outcome:
         if name == "(b)":
             o.check(
                 "(b) MTQ: mean delays well below (a) at every node",
-                all(x < 0.6 * y for x, y in zip(delays, [float(v) for v in o.rows[0][6].split("/")])),
+                all(x < 0.6 * y for x, y in zip(delays, [float(v) for v in o.rows[0][6].split("/")], strict=True)),
             )
     for name in ("(c)", "(d)"):
         o.check(
@@ -423,8 +427,8 @@ def insertion_fraction(p_ins: float, shape: float, lo: int, hi: int) -> tuple[fl
     the flow's last packet, so X-Protect/LAS ≈ this share when flows are short next to the timeout."""
     w = [k ** -(shape + 1) for k in range(lo, hi + 1)]
     total = sum(w)
-    inserted = sum(x * (1 - (1 - p_ins) ** k) for k, x in zip(range(lo, hi + 1), w)) / total
-    return inserted, sum(x * k for k, x in zip(range(lo, hi + 1), w)) / total
+    inserted = sum(x * (1 - (1 - p_ins) ** k) for k, x in enumerate(w, start=lo)) / total
+    return inserted, sum(x * k for k, x in enumerate(w, start=lo)) / total
 
 
 def e_ths_3(scale: float) -> Outcome:
@@ -467,9 +471,10 @@ def e_ths_3(scale: float) -> Outcome:
         f"most 1 − (1−p)^E[N] = {bound:.3f} for a mean of 40 packets, whatever the size distribution, and "
         f"{share:.3f} for the bounded Zipf used here, which the simulation reproduces (X/LAS column, model "
         "check ±0.03). The thesis' own Table 4.2 does not leave room for TCP to close the gap at 8 Mb/s: short "
-        "flows average 21 MSS (≤ 1 − 0.99^24 = 21.4 % inserted, counting three control packets), long ones (≈ 1000 MSS, 2 % of flows, "
-        "half the bytes) are all inserted, and even with X-Protect entries at their longest (35 s after FIFO's "
-        "response times) against LAS entries at their shortest (30 s after LAS's), X-Protect/LAS ≤ 0.27. The "
+        "flows average 21 MSS (≤ 1 − 0.99^24 = 21.4 % inserted, counting three control packets), long ones "
+        "(≈ 1000 MSS, 2 % of flows, half the bytes) are all inserted, and even with X-Protect entries at their "
+        "longest (35 s after FIFO's response times) against LAS entries at their shortest (30 s after LAS's), "
+        "X-Protect/LAS ≤ 0.27. The "
         "published ratio needs p ≈ 4 % with these sizes or flows of several hundred packets with p = 1 %; the "
         "seed states neither (⚠AMB-6: p_ins NOT IN SEEDS beyond 'say 1%'), so the spec's check stays failing.",
     ]
