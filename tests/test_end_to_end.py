@@ -41,7 +41,7 @@ def path(request, tmp_path_factory):
     trace = DATASETS / request.param
     if not trace.is_file():
         pytest.fail(f"{trace} not found (expected ../shared/datasets beside the checkout)")
-    from tracelab.cli import analyzer_binary
+    from tracelab.parts import analyzer_binary
 
     if analyzer_binary() is None:
         pytest.fail("the analyzer is not built (make build)")

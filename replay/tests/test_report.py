@@ -15,7 +15,7 @@ import subprocess
 import time
 
 import pytest
-from tracelab.cli import analyzer_binary
+from tracelab.parts import analyzer_binary
 from tracelab.replay.cli import main as replay_main
 from tracelab.report.cli import build
 from tracelab.report.cli import main as report_main

@@ -21,7 +21,7 @@ import subprocess
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from tracelab.cli import REPO_ROOT, analyzer_binary
+from tracelab.parts import REPO_ROOT, analyzer_binary
 from tracelab.synth import Options, SynthError, synthesize, write_pcap
 from tracelab.synth import pcap as W
 from tracelab.synth.cli import main as synth_main

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tracelab.cli import analyzer_binary
+from tracelab.parts import analyzer_binary
 from tracelab.trex import plan as P
 from tracelab.trex import readback
 from tracelab.trex.cli import main as trex_main

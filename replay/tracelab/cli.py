@@ -9,48 +9,13 @@ shows only what works.
 from __future__ import annotations
 
 import argparse
-import importlib
 import importlib.util
-import os
-import shutil
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from . import __version__
-
-# replay/tracelab/cli.py -> the repository root (for an in-tree checkout).
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def analyzer_binary() -> Path | None:
-    """Where the Rust analyzer is: $TRACELAB_ANALYZER, PATH, or the repo's build."""
-    explicit = os.environ.get("TRACELAB_ANALYZER")
-    if explicit:
-        return Path(explicit) if Path(explicit).is_file() else None
-    on_path = shutil.which("tracelab-analyzer")
-    if on_path:
-        return Path(on_path)
-    built = REPO_ROOT / "analyzer" / "target" / "release" / "tracelab-analyzer"
-    return built if built.is_file() else None
-
-
-def python_entry(module: str, function: str) -> Callable[[list[str]], int] | None:
-    """An entry point `module.function(argv) -> int`, or None if its package is
-    not installed. Only looked up here; imported when called, so `tracelab
-    --help` stays fast however heavy the parts are."""
-    try:
-        if importlib.util.find_spec(module) is None:
-            return None
-    except ModuleNotFoundError:
-        return None
-
-    def call(argv: list[str]) -> int:
-        return getattr(importlib.import_module(module), function)(argv)
-
-    return call
+from .parts import analyzer_binary, python_entry, run_analyzer
 
 
 @dataclass(frozen=True)
@@ -61,12 +26,6 @@ class Subcommand:
     # Returns the runner, or None when the part behind it is not available.
     resolve: Callable[[], Callable[[list[str]], int] | None]
     missing: str  # what to do when it is not available
-
-
-def run_analyzer(argv: list[str]) -> int:
-    binary = analyzer_binary()
-    assert binary is not None  # resolve() checked it
-    return subprocess.call([str(binary), *argv])
 
 
 def resolve_profile():

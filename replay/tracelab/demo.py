@@ -14,9 +14,9 @@ import json
 import sys
 from pathlib import Path
 
-from . import cli
+from .parts import REPO_ROOT, python_entry, run_analyzer
 
-DEMO_TRACE = cli.REPO_ROOT / "datasets" / "real" / "pcapplusplus-example.pcap"
+DEMO_TRACE = REPO_ROOT / "datasets" / "real" / "pcapplusplus-example.pcap"
 DEMO_LOCAL = "10.0.0.0/8"
 
 EXAMPLE = """example:
@@ -55,12 +55,12 @@ def main(argv: list[str]) -> int:
     profile_dir = out / "profile"
 
     step(f"1. profile {args.trace} (tracelab profile)")
-    status = cli.run_analyzer([str(args.trace), "--local", args.local, "-o", str(profile_dir), "--no-progress"])
+    status = run_analyzer([str(args.trace), "--local", args.local, "-o", str(profile_dir), "--no-progress"])
     if status != 0:
         print(f"tracelab demo: the profile step failed (exit {status})", file=sys.stderr)
         return status
 
-    derive = cli.python_entry("tracelab_models.cli", "model_main")
+    derive = python_entry("tracelab_models.cli", "model_main")
     model_path = out / "trace.model.json"
     if derive is None:
         step("2. workload model: SKIPPED (models package not installed: make setup)")
@@ -73,7 +73,7 @@ def main(argv: list[str]) -> int:
         model = json.loads(model_path.read_text())
         print(f"model schema {model.get('schema_version', '?')}, sections: {', '.join(sorted(model))}")
 
-    replay = cli.python_entry("tracelab.replay.cli", "main")
+    replay = python_entry("tracelab.replay.cli", "main")
     if replay is None or importlib.util.find_spec("tracelab_engine") is None:
         step("3. replay: SKIPPED (replay engine not built: make build)")
     else:
@@ -105,7 +105,7 @@ def main(argv: list[str]) -> int:
                 print(f"tracelab demo: the replay step failed (exit {status})", file=sys.stderr)
                 return status
 
-    report = cli.python_entry("tracelab.report.cli", "main")
+    report = python_entry("tracelab.report.cli", "main")
     if report is not None:
         runs = sorted(str(p) for p in (out / "replay").glob("*") if (p / "metrics.json").exists())
         step(f"4. render the report (tracelab report) -> {out / 'report' / 'index.html'}")

@@ -1,0 +1,54 @@
+"""Where tracelab's parts are, and how to call them.
+
+The front door (tracelab.cli) and the demo (tracelab.demo) both run the
+parts: the Rust analyzer as a program, the Python packages through their
+entry points. Both import this module; it imports neither.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+# replay/tracelab/parts.py -> the repository root (for an in-tree checkout).
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def analyzer_binary() -> Path | None:
+    """Where the Rust analyzer is: $TRACELAB_ANALYZER, PATH, or the repo's build."""
+    explicit = os.environ.get("TRACELAB_ANALYZER")
+    if explicit:
+        return Path(explicit) if Path(explicit).is_file() else None
+    on_path = shutil.which("tracelab-analyzer")
+    if on_path:
+        return Path(on_path)
+    built = REPO_ROOT / "analyzer" / "target" / "release" / "tracelab-analyzer"
+    return built if built.is_file() else None
+
+
+def run_analyzer(argv: list[str]) -> int:
+    """Runs the analyzer with ``argv``; the caller has checked that it exists."""
+    binary = analyzer_binary()
+    assert binary is not None  # the caller checked analyzer_binary()
+    return subprocess.call([str(binary), *argv])
+
+
+def python_entry(module: str, function: str) -> Callable[[list[str]], int] | None:
+    """An entry point `module.function(argv) -> int`, or None if its package is
+    not installed. Only looked up here; imported when called, so `tracelab
+    --help` stays fast however heavy the parts are."""
+    try:
+        if importlib.util.find_spec(module) is None:
+            return None
+    except ModuleNotFoundError:
+        return None
+
+    def call(argv: list[str]) -> int:
+        return getattr(importlib.import_module(module), function)(argv)
+
+    return call
