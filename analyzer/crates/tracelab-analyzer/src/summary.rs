@@ -143,13 +143,13 @@ pub fn print_human(w: &mut impl Write, cfg: &ProfileConfig, p: &Profile) -> io::
         (Scope::Intranet, Category::LsLs),
     ];
     let cell = |s: Scope, c: Category| p.composition.cells.get(&(s, c)).copied().unwrap_or_default();
-    let scope_total = |s: Scope, f: fn(&CompositionCell) -> u64| {
-        p.composition.cells.iter().filter(|((sc, _), _)| *sc == s).map(|(_, c)| f(c)).sum::<u64>()
-    };
+    // One count of a cell: connections, bytes or packets.
+    type Count = fn(&CompositionCell) -> u64;
+    let scope_total =
+        |s: Scope, f: Count| p.composition.cells.iter().filter(|((sc, _), _)| *sc == s).map(|(_, c)| f(c)).sum::<u64>();
     writeln!(w, "  {:<12}{:>16}{:>16}{:>16}{:>16}", "", "External", "", "Internal", "")?;
     writeln!(w, "  {:<12}{:>16}{:>16}{:>16}{:>16}", "category", "lc-rp", "ls-rp", "lc-ls", "ls-ls")?;
-    let rows: [(&str, fn(&CompositionCell) -> u64); 3] =
-        [("# cnxs", |c| c.cnxs), ("bytes", |c| c.bytes), ("packets", |c| c.pkts)];
+    let rows: [(&str, Count); 3] = [("# cnxs", |c| c.cnxs), ("bytes", |c| c.bytes), ("packets", |c| c.pkts)];
     for (name, f) in rows {
         write!(w, "  {name:<12}")?;
         for (s, c) in cols {

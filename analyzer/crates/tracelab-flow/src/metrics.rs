@@ -1,4 +1,4 @@
-//! Per-connection TCP metrics of ALGORITHMS.md §9.2–9.3: handshake and
+//! Per-connection TCP metrics of docs/reference/algorithms.md §9.2–9.3: handshake and
 //! DATA-ACK RTTs, retransmissions, trains, warm-ups, theoretical time and
 //! pacing. Kept per *slot* (sender) and mapped to orig/resp at the end,
 //! because Zeek may flip roles mid-connection.
@@ -250,6 +250,8 @@ impl TcpMetrics {
     /// Inlined into the tracker's per-packet path (its only caller; a
     /// plain `#[inline]` left it a call with seven arguments to spill).
     #[inline(always)]
+    // Each argument is a packet field; the per-packet path builds no struct.
+    #[allow(clippy::too_many_arguments)]
     pub fn packet(&mut self, slot: usize, flags: u8, seq: u32, ack: u32, payload: u32, ts: i64, cap: usize) {
         let (syn, fin, rst, ackf) =
             (flags & F::SYN != 0, flags & F::FIN != 0, flags & F::RST != 0, flags & F::ACK != 0);
@@ -616,8 +618,8 @@ mod tests {
             (r as i64 - 1) * rtt
         };
         let mut ns: Vec<u64> = (0..5000).collect();
-        for r in 1..121 {
-            let s = FLIGHTS_SENT[r] as u64;
+        for &s in &FLIGHTS_SENT[1..121] {
+            let s = s as u64;
             ns.extend([s.saturating_sub(1), s, s.saturating_add(1)]);
         }
         ns.extend([u64::MAX, u64::MAX - 1, 1 << 63]);

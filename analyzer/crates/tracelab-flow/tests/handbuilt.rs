@@ -1,6 +1,6 @@
 //! Hand-built packet sequences; every expected value is worked out in the
 //! comments from Zeek's rules (conn/main.zeek, TCPSessionAdapter.cc) or the
-//! spec (ALGORITHMS.md §9.2–9.3).
+//! spec (docs/reference/algorithms.md §9.2–9.3).
 
 use tracelab_decode::{ip_proto, tcp_flags as F, Addr, PacketMeta, TcpMeta};
 use tracelab_flow::{flight, theory_ns, ConnRecord, ConnState, Seen, Tracker, TrackerConfig};
@@ -23,7 +23,6 @@ fn flags(s: &str) -> u8 {
 }
 
 /// A TCP/IPv4 packet: 20-byte IP and TCP headers.
-#[allow(clippy::too_many_arguments)]
 fn tcp(ts: i64, src: ([u8; 4], u16), dst: ([u8; 4], u16), fl: &str, seq: u32, ack: u32, len: u32) -> PacketMeta {
     PacketMeta {
         ts_ns: ts,

@@ -239,7 +239,7 @@ impl<V: Values> Encode for Column<V> {
             varint((groups as u64) << 1 | 1, out);
             let start = out.len();
             out.resize(start + groups, 0xFF);
-            if rows % 8 != 0 {
+            if !rows.is_multiple_of(8) {
                 out[start + groups - 1] = (1u8 << (rows % 8)) - 1;
             }
             for &row in &self.nulls {

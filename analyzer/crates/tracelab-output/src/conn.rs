@@ -128,7 +128,7 @@ fn push_side<'a>(t: Row<'a>, s: Option<&SideTransfer>) -> Row<'a> {
 /// both sides have samples.
 pub fn rtt_data_ack_ns(c: &ConnRecord) -> Option<f64> {
     let (o, r) = (&c.rtt.data_ack_orig, &c.rtt.data_ack_resp);
-    (o.count > 0 && r.count > 0).then(|| o.mean_ns + r.mean_ns)
+    (o.count > 0 && r.count > 0).then_some(o.mean_ns + r.mean_ns)
 }
 
 /// `text` holds the record's addresses, formatted once by `ConnText::fill`;

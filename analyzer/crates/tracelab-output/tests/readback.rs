@@ -51,7 +51,7 @@ fn rows(count: usize) -> Vec<Row> {
     (0..count)
         .map(|k| {
             let r = next();
-            let null = |bit: u32| (r >> bit) % 5 == 0;
+            let null = |bit: u32| (r >> bit).is_multiple_of(5);
             let label_idx = if k % 50 < 20 { 1 } else { (r >> 20) as usize % LABELS.len() };
             Row {
                 f: (!null(0)).then(|| match k {
@@ -60,10 +60,10 @@ fn rows(count: usize) -> Vec<Row> {
                     _ => ((r >> 8) % 2001) as f64 / 7.0 - 100.0,
                 }),
                 i: (!null(4)).then(|| (r >> 12) as i64 - (1 << 51)),
-                n: (!null(8) && !(200..300).contains(&k)).then(|| (r >> 40) as i32 % 1000),
+                n: (!null(8) && !(200..300).contains(&k)).then_some((r >> 40) as i32 % 1000),
                 label: (!null(12)).then(|| LABELS[label_idx].to_string()),
                 id: (!null(16)).then(|| if k % 9 == 0 { String::new() } else { format!("C{k:x}{}", r % 977) }),
-                b: (!null(24)).then(|| (r >> 30) & 1 == 1),
+                b: (!null(24)).then_some((r >> 30) & 1 == 1),
                 stat: (!null(28)).then_some(LABELS[k % 3]),
             }
         })
@@ -288,8 +288,8 @@ fn late_columns_read_back_with_their_row_groups() {
         for b in &batches {
             let extra = strings(b, 7);
             let n = b.column(8).as_primitive::<Int64Type>();
-            for j in 0..b.num_rows() {
-                assert_eq!(extra[j].as_deref(), Some(LABELS[k % 2 + 2]));
+            for (j, label) in extra.iter().enumerate() {
+                assert_eq!(label.as_deref(), Some(LABELS[k % 2 + 2]));
                 assert_eq!((!n.is_null(j)).then(|| n.value(j)), (k % 7 != 0).then_some(k as i64 * 3));
                 k += 1;
             }
@@ -422,8 +422,8 @@ fn runs_filled_by_column_equal_rows_filled_one_by_one() {
         let side = strings(b, 1);
         let k = b.column(2).as_primitive::<Int32Type>();
         let n = b.column(4).as_primitive::<Int64Type>();
-        for j in 0..b.num_rows() {
-            got.push((conn.value(j), side[j].clone().unwrap(), k.value(j), n.value(j)));
+        for (j, s) in side.iter().enumerate() {
+            got.push((conn.value(j), s.clone().unwrap(), k.value(j), n.value(j)));
         }
     }
     assert_eq!(got, want);
