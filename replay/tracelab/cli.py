@@ -77,6 +77,13 @@ SUBCOMMANDS = [
         "install the replay package: `make setup`",
     ),
     Subcommand(
+        "fidelity",
+        "profile -> model -> synth -> profile: does the synthetic trace keep the original's marginals?",
+        "tracelab fidelity trace.pcap --local 10.0.0.0/8 -o out/fidelity",
+        lambda: python_entry("tracelab.fidelity", "main") if analyzer_binary() else None,
+        "build the analyzer: `make build`",
+    ),
+    Subcommand(
         "report",
         "render HTML reports with plots of profiles, replay runs and sweeps",
         "tracelab report out/demo/profile out/demo/replay/efd -o out/report",

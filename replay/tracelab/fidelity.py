@@ -1,0 +1,128 @@
+"""`tracelab fidelity`: does a synthetic trace profile like the original?
+
+Runs the whole chain on one trace — profile, model derive, synth, profile the
+synthetic trace — and compares the two profiles marginal by marginal
+(tracelab_models.fidelity; the contract is docs/fidelity.md). Writes DIR whole
+or not at all: the stages run in a temporary sibling that is renamed into place
+at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from . import __version__
+
+# The synthesizer's local hosts (tracelab synth --help: 10.1/16, 10.2/16, 10.3/16).
+SYNTH_LOCAL = "10.0.0.0/8"
+
+EXAMPLES = """examples:
+  tracelab fidelity datasets/real/pcapplusplus-example.pcap --local 10.0.0.0/8 -o out/fidelity
+  tracelab fidelity capture.pcap --local 147.32.0.0/16 --seed 7 -o out/fid-7
+
+DIR holds original/ (the trace's profile), model.json, synthetic.pcap,
+synthetic/ (its profile) and fidelity.json (every marginal with the original
+and synthetic values, the error, the tolerance and the verdict, and the
+Jensen-Shannon divergence and normalised EMD of each distribution). Exit 1 if
+any marginal fails, 0 if all pass; another stage's failure exits with its code.
+"""
+
+
+class StageFailed(Exception):
+    def __init__(self, stage: str, code: int, detail: str):
+        super().__init__(f"{stage} exited {code}: {detail}")
+        self.code = code
+
+
+def run_stage(stage: str, args: list[str], cwd: Path) -> None:
+    run = subprocess.run([sys.executable, "-m", "tracelab.cli", *args], cwd=cwd, capture_output=True, text=True)
+    if run.returncode != 0:
+        lines = (run.stderr or run.stdout).strip().splitlines()
+        raise StageFailed(stage, run.returncode, lines[-1] if lines else "(no output)")
+
+
+def chain(trace: Path, local: list[str], seed: int, stage_dir: Path) -> None:
+    local_args = [a for prefix in local for a in ("--local", prefix)]
+    quiet = ["--quiet", "--no-progress"]
+    run_stage("profile", ["profile", str(trace), *local_args, "-o", "original", *quiet], stage_dir)
+    run_stage("model derive", ["model", "derive", "original", "-o", "model.json"], stage_dir)
+    run_stage("synth", ["synth", "model.json", "-o", "synthetic.pcap", "--seed", str(seed), "-q"], stage_dir)
+    run_stage("profile (synthetic)", ["profile", "synthetic.pcap", "--local", SYNTH_LOCAL, "-o", "synthetic", *quiet],
+              stage_dir)  # fmt: skip
+
+
+def result(trace: Path, local: list[str], seed: int, rows, dists) -> dict:
+    verdicts = [m.verdict for m in rows]
+    return {
+        "schema": "tracelab.fidelity",
+        "schema_version": 1,
+        "tool": {"name": "tracelab", "version": __version__},
+        "config": {"trace": str(trace), "local": local, "seed": seed, "synthetic_local": SYNTH_LOCAL},
+        "passed": verdicts.count("pass"),
+        "failed": verdicts.count("fail"),
+        "not_applicable": verdicts.count("n/a"),
+        "marginals": [m.to_json() for m in rows],
+        "distributions": [d.to_json() for d in dists],
+    }
+
+
+def replace_dir(staged: Path, final: Path) -> None:
+    """Moves `staged` to `final`, replacing a previous `final` only once the new
+    one is complete."""
+    old = None
+    if final.exists():
+        old = final.with_name(f".{final.name}.old-{os.getpid()}")
+        final.rename(old)
+    staged.rename(final)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(
+        prog="tracelab fidelity",
+        description="Profile a trace, derive its model, synthesize a trace from it, profile that, and compare "
+        "the two profiles marginal by marginal (docs/fidelity.md).",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("trace", type=Path, help="pcap/pcapng trace")
+    ap.add_argument("--local", action="append", default=[], metavar="PREFIX",
+                    help="local network of the original trace (repeatable or comma-separated)")  # fmt: skip
+    ap.add_argument("--seed", type=int, default=1, help="seed of the synthesizer (default 1)")
+    ap.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="output directory")
+    ap.add_argument("-q", "--quiet", action="store_true", help="no table on stdout")
+    args = ap.parse_args(argv)
+    trace = args.trace.resolve()
+    if not trace.is_file():
+        print(f"tracelab: error: fidelity: {args.trace}: no such file", file=sys.stderr)
+        return 2
+    local = [p for item in args.local for p in item.split(",") if p]
+    final = args.output.resolve()
+    final.parent.mkdir(parents=True, exist_ok=True)
+    staged = final.with_name(f".{final.name}.partial-{os.getpid()}")
+    shutil.rmtree(staged, ignore_errors=True)
+    staged.mkdir()
+    from tracelab_models import fidelity as F
+
+    try:
+        chain(trace, local, args.seed, staged)
+        rows, dists = F.compare(staged / "original", staged / "synthetic")
+        res = result(trace, local, args.seed, rows, dists)
+        (staged / "fidelity.json").write_text(json.dumps(res, indent=2, allow_nan=False) + "\n")
+        replace_dir(staged, final)
+    except StageFailed as e:
+        print(f"tracelab: error: fidelity ({trace}): {e}", file=sys.stderr)
+        return e.code
+    finally:
+        shutil.rmtree(staged, ignore_errors=True)
+    if not args.quiet:
+        print(F.table(rows))
+        print(f"\n{res['passed']} passed, {res['failed']} failed, {res['not_applicable']} n/a; written to {final}")
+    return 1 if res["failed"] else 0
