@@ -14,6 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACELAB = [sys.executable, "-m", "tracelab.cli"]
+COMMANDS = ("profile", "roles", "model", "replay", "synth", "fidelity", "report", "demo")
 
 
 def run(*args: str, **kw) -> subprocess.CompletedProcess:
@@ -29,11 +30,22 @@ def listed_commands(env=None) -> list[str]:
 def test_help_lists_the_built_parts():
     names = listed_commands()
     # The analyzer, models and engine are built by scripts/setup.sh before the tests.
-    for expected in ("profile", "roles", "model", "replay", "synth", "report", "demo"):
+    for expected in COMMANDS:
         assert expected in names
 
 
-@pytest.mark.parametrize("command", ["profile", "roles", "model", "replay", "synth", "report", "demo"])
+def test_help_imports_no_heavy_package():
+    """`tracelab --help` stays fast (docs: under 0.3 s) by importing none of
+    the parts' heavy dependencies; measured by what it imports, not by time."""
+    probe = "import sys; from tracelab.cli import main; main(['--help']); print(sorted(sys.modules))"
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    loaded = r.stdout.strip().splitlines()[-1]
+    for heavy in ("numpy", "scipy", "pyarrow", "sklearn", "matplotlib", "tracelab_engine", "tracelab_models"):
+        assert f"'{heavy}'" not in loaded, f"tracelab --help imports {heavy}"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
 def test_every_listed_subcommand_has_help_with_an_example(command):
     if command not in listed_commands():
         pytest.skip(f"{command} is not built here")

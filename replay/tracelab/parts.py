@@ -42,10 +42,9 @@ def python_entry(module: str, function: str) -> Callable[[list[str]], int] | Non
     """An entry point `module.function(argv) -> int`, or None if its package is
     not installed. Only looked up here; imported when called, so `tracelab
     --help` stays fast however heavy the parts are."""
-    try:
-        if importlib.util.find_spec(module) is None:
-            return None
-    except ModuleNotFoundError:
+    # Only the top-level package is looked up: finding a submodule imports its
+    # parent packages, and `tracelab --help` must not pay for their imports.
+    if importlib.util.find_spec(module.partition(".")[0]) is None:
         return None
 
     def call(argv: list[str]) -> int:
