@@ -7,9 +7,11 @@ mod rng;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::fmt;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
+use std::str::FromStr;
 use std::time::Instant;
 
 use model::{Conn, End, Hosts, Kind};
@@ -39,7 +41,52 @@ struct Options {
     out: String,
 }
 
-fn parse() -> Result<Options, String> {
+/// Why the command line was not run (`Help` is not an error: it asks for
+/// the usage). Written by hand: the crate has no dependencies.
+#[derive(Debug)]
+enum UsageError {
+    Help,
+    NoValue(&'static str),
+    BadValue { option: &'static str, reason: String },
+    UnknownOption(String),
+    UnexpectedArgument(String),
+    MissingOut,
+    Snaplen,
+    Rate,
+}
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UsageError::Help => Ok(()),
+            UsageError::NoValue(option) => write!(f, "{option} needs a value"),
+            UsageError::BadValue { option, reason } => write!(f, "{option}: {reason}"),
+            UsageError::UnknownOption(s) => write!(f, "unknown option {s}"),
+            UsageError::UnexpectedArgument(s) => write!(f, "unexpected argument {s}"),
+            UsageError::MissingOut => f.write_str("missing OUT.pcap"),
+            UsageError::Snaplen => {
+                f.write_str("--snaplen must be within 66..=65535 (the longest header stack is 66 bytes)")
+            }
+            UsageError::Rate => f.write_str("--rate must be a positive number"),
+        }
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// The value of `option`, parsed.
+fn parse_value<T: FromStr>(option: &'static str, value: Option<String>) -> Result<T, UsageError>
+where
+    T::Err: fmt::Display,
+{
+    let value = value.ok_or(UsageError::NoValue(option))?;
+    value.parse().map_err(|e: T::Err| UsageError::BadValue {
+        option,
+        reason: e.to_string(),
+    })
+}
+
+fn parse() -> Result<Options, UsageError> {
     let mut o = Options {
         packets: 6_000_000,
         seed: 1,
@@ -49,26 +96,25 @@ fn parse() -> Result<Options, String> {
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
-        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
         match a.as_str() {
-            "--packets" => o.packets = value("--packets")?.parse().map_err(|e| format!("--packets: {e}"))?,
-            "--seed" => o.seed = value("--seed")?.parse().map_err(|e| format!("--seed: {e}"))?,
-            "--rate" => o.rate = value("--rate")?.parse().map_err(|e| format!("--rate: {e}"))?,
-            "--snaplen" => o.snaplen = value("--snaplen")?.parse().map_err(|e| format!("--snaplen: {e}"))?,
-            "-h" | "--help" => return Err(String::new()),
-            s if s.starts_with('-') => return Err(format!("unknown option {s}")),
+            "--packets" => o.packets = parse_value("--packets", args.next())?,
+            "--seed" => o.seed = parse_value("--seed", args.next())?,
+            "--rate" => o.rate = parse_value("--rate", args.next())?,
+            "--snaplen" => o.snaplen = parse_value("--snaplen", args.next())?,
+            "-h" | "--help" => return Err(UsageError::Help),
+            s if s.starts_with('-') => return Err(UsageError::UnknownOption(s.to_string())),
             s if o.out.is_empty() => o.out = s.to_string(),
-            s => return Err(format!("unexpected argument {s}")),
+            s => return Err(UsageError::UnexpectedArgument(s.to_string())),
         }
     }
     if o.out.is_empty() {
-        return Err("missing OUT.pcap".into());
+        return Err(UsageError::MissingOut);
     }
     if !(66..=65535).contains(&o.snaplen) {
-        return Err("--snaplen must be within 66..=65535 (the longest header stack is 66 bytes)".into());
+        return Err(UsageError::Snaplen);
     }
     if !(o.rate > 0.0 && o.rate.is_finite()) {
-        return Err("--rate must be a positive number".into());
+        return Err(UsageError::Rate);
     }
     Ok(o)
 }
@@ -87,7 +133,7 @@ struct Counts {
 fn main() -> ExitCode {
     let o = match parse() {
         Ok(o) => o,
-        Err(e) if e.is_empty() => {
+        Err(UsageError::Help) => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
         }

@@ -323,16 +323,33 @@ fn open_source(cfg: &ProfileConfig) -> Result<Source<'static>, ReadError> {
     }
 }
 
+/// Why a profile produced no outputs (or incomplete ones).
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    /// The trace could not be opened (a read error later in the file is not
+    /// an `Err`: see [`Accounting::read_error`]).
+    #[error(transparent)]
+    Open(#[from] ReadError),
+    #[error("{}: cannot create output directory: {source}", dir.display())]
+    CreateOutDir { dir: PathBuf, source: std::io::Error },
+    #[error("{}: writing outputs: {source}", dir.display())]
+    Write { dir: PathBuf, source: std::io::Error },
+    #[error("a tracker thread stopped unexpectedly")]
+    TrackerStopped,
+    #[error("a tracker thread panicked")]
+    TrackerPanicked,
+}
+
 /// Profiles one trace into `cfg.out_dir`. Returns the profile even when the
 /// file ended in a read error (the outputs then hold everything before it;
 /// the error is in `accounting.read_error`). Errors opening the file or
 /// writing outputs are returned as `Err`.
-pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
+pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
     let started = Instant::now();
-    let mut source = open_source(cfg).map_err(|e| e.to_string())?;
+    let mut source = open_source(cfg)?;
     fs::create_dir_all(cfg.out_dir.join("samples"))
-        .map_err(|e| format!("{}: cannot create output directory: {e}", cfg.out_dir.display()))?;
-    let io = |e: std::io::Error| format!("{}: writing outputs: {e}", cfg.out_dir.display());
+        .map_err(|source| ProfileError::CreateOutDir { dir: cfg.out_dir.clone(), source })?;
+    let io = |source: std::io::Error| ProfileError::Write { dir: cfg.out_dir.clone(), source };
 
     let mut sink = Sink {
         cfg,
@@ -437,13 +454,13 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, String> {
                         live -= 1;
                     }
                 }
-                Err(_) => return Err("a tracker thread stopped unexpectedly".into()),
+                Err(_) => return Err(ProfileError::TrackerStopped),
             }
         }
     }
     let mut sizes = SizeHistogram::new();
     for shard in shards {
-        sizes.merge(&shard.handle.join().map_err(|_| "a tracker thread panicked".to_string())?);
+        sizes.merge(&shard.handle.join().map_err(|_| ProfileError::TrackerPanicked)?);
     }
     if let Some(e) = first_write_error {
         return Err(io(e));

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use clap::{Parser, ValueEnum};
 
 use tracelab_analyzer::driver::{profile, ProfileConfig, ReaderKind};
-use tracelab_analyzer::roles::RoleModel;
-use tracelab_analyzer::scope::{Cidr, LocalNets};
+use tracelab_analyzer::roles::{RoleModel, RoleModelError};
+use tracelab_analyzer::scope::{Cidr, CidrError, LocalNets};
 use tracelab_analyzer::summary::{print_human, summary_json, write_summary};
 use tracelab_decode::Addr;
 use tracelab_flow::TrackerConfig;
@@ -101,26 +101,39 @@ fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1))
 }
 
-fn seconds_to_ns(what: &str, s: f64) -> Result<i64, String> {
-    if s.is_finite() && s > 0.0 && s < 1e9 {
-        Ok((s * 1e9).round() as i64)
+/// An option clap accepted but the profile cannot use.
+#[derive(Debug, thiserror::Error)]
+enum ConfigError {
+    #[error(transparent)]
+    Local(#[from] CidrError),
+    #[error("--servers: `{0}` is not an IP address")]
+    Server(String),
+    #[error("--threads must be 1..=256, got {0}")]
+    Threads(usize),
+    #[error("--{option} must be a positive number of seconds, got {value}")]
+    Seconds { option: &'static str, value: f64 },
+    #[error(transparent)]
+    Roles(#[from] RoleModelError),
+}
+
+fn seconds_to_ns(option: &'static str, value: f64) -> Result<i64, ConfigError> {
+    if value.is_finite() && value > 0.0 && value < 1e9 {
+        Ok((value * 1e9).round() as i64)
     } else {
-        Err(format!("--{what} must be a positive number of seconds, got {s}"))
+        Err(ConfigError::Seconds { option, value })
     }
 }
 
-fn build_config(a: &Args) -> Result<(ProfileConfig, serde_json::Value), String> {
+fn build_config(a: &Args) -> Result<(ProfileConfig, serde_json::Value), ConfigError> {
     let local = a.local.iter().filter(|s| !s.is_empty()).map(|s| s.parse::<Cidr>()).collect::<Result<Vec<_>, _>>()?;
     let servers = a
         .servers
         .iter()
         .filter(|s| !s.is_empty())
-        .map(|s| {
-            s.parse::<std::net::IpAddr>().map(Addr::from).map_err(|_| format!("--servers: `{s}` is not an IP address"))
-        })
+        .map(|s| s.parse::<std::net::IpAddr>().map(Addr::from).map_err(|_| ConfigError::Server(s.clone())))
         .collect::<Result<Vec<_>, _>>()?;
     if a.threads == 0 || a.threads > 256 {
-        return Err(format!("--threads must be 1..=256, got {}", a.threads));
+        return Err(ConfigError::Threads(a.threads));
     }
     let tcp = seconds_to_ns("tcp-inactivity", a.tcp_inactivity)?;
     let udp = seconds_to_ns("udp-inactivity", a.udp_inactivity)?;

@@ -7,7 +7,8 @@
 //! maximum of the class counts. Features are never missing here, so the
 //! missing-value weighting of C4.5 is not needed.
 
-use std::path::Path;
+use std::io;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -27,26 +28,72 @@ pub struct RoleModel {
     tree: Node,
 }
 
-fn err(path: &Path, what: impl std::fmt::Display) -> String {
-    format!("{}: {what}", path.display())
+/// A model file that cannot be applied: `FILE: problem`.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {problem}", path.display())]
+pub struct RoleModelError {
+    pub path: PathBuf,
+    pub problem: ModelProblem,
+}
+
+/// What is wrong with a model file.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelProblem {
+    #[error(transparent)]
+    Read(io::Error),
+    #[error("not JSON: {0}")]
+    NotJson(serde_json::Error),
+    #[error("not a tracelab-roles v1 model (from `tracelab roles train`)")]
+    NotRolesModel,
+    #[error("features {found:?}, expected {FEATURES:?}")]
+    Features { found: Vec<String> },
+    /// The classifier's name as JSON (a string is quoted).
+    #[error("classifier `{0}` cannot be applied by the analyzer (only C4.5); use `tracelab roles apply`")]
+    NotC45(String),
+    #[error("normalisation.offset must have 6 numbers")]
+    Offset,
+    #[error("normalisation.scale must have 6 entries")]
+    Scale,
+    #[error("tree without classes")]
+    NoClasses,
+    #[error(transparent)]
+    Tree(TreeProblem),
+}
+
+/// What is wrong with a node of the tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TreeProblem {
+    #[error("tree deeper than 1000 levels")]
+    TooDeep,
+    #[error("node without class_counts")]
+    NoClassCounts,
+    #[error("split without a feature index 0..6")]
+    NoFeature,
+    #[error("split without a threshold")]
+    NoThreshold,
+    #[error("split without two branch_counts")]
+    NoBranchCounts,
+    #[error("bad branch_counts")]
+    BadBranchCounts,
 }
 
 fn floats(v: &Value) -> Option<Vec<f64>> {
     v.as_array()?.iter().map(Value::as_f64).collect()
 }
 
-fn parse_node(v: &Value, depth: usize) -> Result<Node, String> {
+fn parse_node(v: &Value, depth: usize) -> Result<Node, TreeProblem> {
     if depth > 1000 {
-        return Err("tree deeper than 1000 levels".into());
+        return Err(TreeProblem::TooDeep);
     }
-    let counts = floats(&v["class_counts"]).ok_or("node without class_counts")?;
+    let counts = floats(&v["class_counts"]).ok_or(TreeProblem::NoClassCounts)?;
     if v.get("le").is_none() {
         return Ok(Node::Leaf { counts });
     }
-    let feature = v["feature"].as_u64().filter(|&f| f < 6).ok_or("split without a feature index 0..6")? as usize;
-    let threshold = v["threshold"].as_f64().ok_or("split without a threshold")?;
-    let bc = v["branch_counts"].as_array().filter(|a| a.len() == 2).ok_or("split without two branch_counts")?;
-    let branch = [floats(&bc[0]).ok_or("bad branch_counts")?, floats(&bc[1]).ok_or("bad branch_counts")?];
+    let feature = v["feature"].as_u64().filter(|&f| f < 6).ok_or(TreeProblem::NoFeature)? as usize;
+    let threshold = v["threshold"].as_f64().ok_or(TreeProblem::NoThreshold)?;
+    let bc = v["branch_counts"].as_array().filter(|a| a.len() == 2).ok_or(TreeProblem::NoBranchCounts)?;
+    let branch =
+        [floats(&bc[0]).ok_or(TreeProblem::BadBranchCounts)?, floats(&bc[1]).ok_or(TreeProblem::BadBranchCounts)?];
     let children = Box::new([parse_node(&v["le"], depth + 1)?, parse_node(&v["gt"], depth + 1)?]);
     Ok(Node::Split { feature, threshold, counts, branch, children })
 }
@@ -67,42 +114,36 @@ fn sum(v: &[f64]) -> f64 {
 }
 
 impl RoleModel {
-    pub fn load(path: &Path) -> Result<RoleModel, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| err(path, e))?;
-        let doc: Value = serde_json::from_str(&text).map_err(|e| err(path, format!("not JSON: {e}")))?;
+    pub fn load(path: &Path) -> Result<RoleModel, RoleModelError> {
+        Self::parse(path).map_err(|problem| RoleModelError { path: path.to_path_buf(), problem })
+    }
+
+    fn parse(path: &Path) -> Result<RoleModel, ModelProblem> {
+        let text = std::fs::read_to_string(path).map_err(ModelProblem::Read)?;
+        let doc: Value = serde_json::from_str(&text).map_err(ModelProblem::NotJson)?;
         if doc["format"] != "tracelab-roles" || doc["version"] != 1 {
-            return Err(err(path, "not a tracelab-roles v1 model (from `tracelab roles train`)"));
+            return Err(ModelProblem::NotRolesModel);
         }
         let features: Vec<&str> = doc["features"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
         if features != FEATURES {
-            return Err(err(path, format!("features {features:?}, expected {FEATURES:?}")));
+            return Err(ModelProblem::Features { found: features.into_iter().map(String::from).collect() });
         }
-        let tree = doc.get("tree").ok_or_else(|| {
-            err(
-                path,
-                format!(
-                    "classifier `{}` cannot be applied by the analyzer (only C4.5); use `tracelab roles apply`",
-                    doc["classifier"]
-                ),
-            )
-        })?;
+        let tree = doc.get("tree").ok_or_else(|| ModelProblem::NotC45(doc["classifier"].to_string()))?;
         let classes: Vec<String> =
             tree["classes"].as_array().into_iter().flatten().filter_map(|c| c.as_str().map(String::from)).collect();
         let norm = &doc["normalisation"];
-        let offset = floats(&norm["offset"])
-            .filter(|o| o.len() == 6)
-            .ok_or_else(|| err(path, "normalisation.offset must have 6 numbers"))?;
+        let offset = floats(&norm["offset"]).filter(|o| o.len() == 6).ok_or(ModelProblem::Offset)?;
         let scale: Vec<Option<f64>> = norm["scale"]
             .as_array()
             .filter(|s| s.len() == 6)
-            .ok_or_else(|| err(path, "normalisation.scale must have 6 entries"))?
+            .ok_or(ModelProblem::Scale)?
             .iter()
             .map(Value::as_f64)
             .collect();
-        let tree = parse_node(&tree["tree"], 0).map_err(|e| err(path, e))?;
+        let tree = parse_node(&tree["tree"], 0).map_err(ModelProblem::Tree)?;
         let model = RoleModel { classes, offset: offset.try_into().unwrap(), scale: scale.try_into().unwrap(), tree };
         if model.classes.is_empty() {
-            return Err(err(path, "tree without classes"));
+            return Err(ModelProblem::NoClasses);
         }
         Ok(model)
     }

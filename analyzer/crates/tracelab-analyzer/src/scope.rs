@@ -1,4 +1,4 @@
-//! Where a connection lives relative to the enterprise (ALGORITHMS.md §9.1):
+//! Where a connection lives relative to the enterprise (docs/reference/algorithms.md §9.1):
 //! local networks, intranet/internet scope, and the lc-rp / ls-rp / lc-ls /
 //! ls-ls categories once the servers are known.
 
@@ -28,22 +28,30 @@ impl Cidr {
     }
 }
 
+/// Why a `--local` network did not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CidrError {
+    #[error("`{0}` is not an address or network (expected e.g. 10.0.0.0/8)")]
+    NotAnAddress(String),
+    #[error("`{network}`: prefix length must be 0..={max}")]
+    PrefixLength { network: String, max: u8 },
+}
+
 impl FromStr for Cidr {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Cidr, String> {
+    type Err = CidrError;
+    fn from_str(s: &str) -> Result<Cidr, CidrError> {
         let (ip, len) = match s.split_once('/') {
             Some((ip, len)) => (ip, Some(len)),
             None => (s, None),
         };
-        let ip: std::net::IpAddr =
-            ip.parse().map_err(|_| format!("`{s}` is not an address or network (expected e.g. 10.0.0.0/8)"))?;
+        let ip: std::net::IpAddr = ip.parse().map_err(|_| CidrError::NotAnAddress(s.to_string()))?;
         let max = if ip.is_ipv4() { 32 } else { 128 };
         let len: u8 = match len {
             Some(l) => l
                 .parse()
                 .ok()
                 .filter(|&l: &u8| l <= max)
-                .ok_or_else(|| format!("`{s}`: prefix length must be 0..={max}"))?,
+                .ok_or_else(|| CidrError::PrefixLength { network: s.to_string(), max })?,
             None => max,
         };
         let prefix = if ip.is_ipv4() { len + 96 } else { len };

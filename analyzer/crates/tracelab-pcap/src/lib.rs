@@ -17,7 +17,6 @@
 //! blocks are skipped; the "modified" (Kuznetsov) and Navtel pcap variants
 //! are rejected by magic; pcapng SPB frames carry no timestamp (`ts_ns` 0).
 
-use std::fmt;
 use std::fs::File;
 use std::io::{Cursor, Read};
 use std::path::{Path, PathBuf};
@@ -56,7 +55,8 @@ pub struct Frame<'a> {
 
 /// A read failure, located: `FILE: offset N: reason`. The offset is where
 /// the broken record (or header) starts in the (decompressed) stream.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}: offset {offset}: {reason}", file.display())]
 pub struct ReadError {
     pub file: PathBuf,
     pub offset: u64,
@@ -68,14 +68,6 @@ impl ReadError {
         ReadError { file: file.to_path_buf(), offset, reason: reason.into() }
     }
 }
-
-impl fmt::Display for ReadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: offset {}: {}", self.file.display(), self.offset, self.reason)
-    }
-}
-
-impl std::error::Error for ReadError {}
 
 /// A stream of frames.
 pub trait FrameSource {

@@ -3,7 +3,7 @@
 //! blocks EPB, SPB and the obsolete OPB. Every other block is skipped
 //! unread, so its size is not limited.
 
-use std::io::Read;
+use std::io::{self, Read};
 use std::path::PathBuf;
 
 use crate::input::Input;
@@ -69,20 +69,31 @@ pub(crate) struct PcapngReader<R> {
     done: bool,
 }
 
-/// `Err` carries the reason; the caller adds file and offset.
-fn fill<R: Read>(input: &mut Input<R>, dst: &mut [u8]) -> Result<(), String> {
+/// Why a block's bytes could not be read or skipped; the caller adds file
+/// and offset (a [`ReadError`] with this as its reason).
+#[derive(Debug, thiserror::Error)]
+enum BlockError {
+    #[error("truncated block ({read} of {want} bytes read)")]
+    Truncated { read: usize, want: usize },
+    #[error("truncated block ({skipped} of {want} bytes to skip)")]
+    TruncatedSkip { skipped: u64, want: u64 },
+    #[error("read error: {0}")]
+    Io(io::Error),
+}
+
+fn fill<R: Read>(input: &mut Input<R>, dst: &mut [u8]) -> Result<(), BlockError> {
     match input.read_full(dst) {
         Ok(n) if n == dst.len() => Ok(()),
-        Ok(n) => Err(format!("truncated block ({n} of {} bytes read)", dst.len())),
-        Err(e) => Err(format!("read error: {e}")),
+        Ok(n) => Err(BlockError::Truncated { read: n, want: dst.len() }),
+        Err(e) => Err(BlockError::Io(e)),
     }
 }
 
-fn skip<R: Read>(input: &mut Input<R>, len: u64) -> Result<(), String> {
+fn skip<R: Read>(input: &mut Input<R>, len: u64) -> Result<(), BlockError> {
     match input.skip(len) {
         Ok(n) if n == len => Ok(()),
-        Ok(n) => Err(format!("truncated block ({n} of {len} bytes to skip)")),
-        Err(e) => Err(format!("read error: {e}")),
+        Ok(n) => Err(BlockError::TruncatedSkip { skipped: n, want: len }),
+        Err(e) => Err(BlockError::Io(e)),
     }
 }
 
@@ -145,7 +156,7 @@ impl<R: Read> PcapngReader<R> {
         if self.buf.len() < len {
             self.buf.resize(len, 0);
         }
-        fill(&mut self.input, &mut self.buf[..len]).map_err(|r| self.fail(start, r))?;
+        fill(&mut self.input, &mut self.buf[..len]).map_err(|r| self.fail(start, r.to_string()))?;
         let o = self.order;
         let b = &self.buf[..body];
         let link_type = u32::from(o.u16([b[0], b[1]]));
@@ -256,7 +267,7 @@ impl<R: Read> FrameSource for PcapngReader<R> {
                     if body < 20 {
                         return Err(self.fail(start, format!("packet block too short ({total} bytes)")));
                     }
-                    fill(&mut self.input, &mut f).map_err(|r| self.fail(start, r))?;
+                    fill(&mut self.input, &mut f).map_err(|r| self.fail(start, r.to_string()))?;
                     let interface = if block_type == EPB {
                         o.u32_at(&f, 0)
                     } else {
@@ -270,7 +281,7 @@ impl<R: Read> FrameSource for PcapngReader<R> {
                     if body < 4 {
                         return Err(self.fail(start, format!("simple packet block too short ({total} bytes)")));
                     }
-                    fill(&mut self.input, &mut f).map_err(|r| self.fail(start, r))?;
+                    fill(&mut self.input, &mut f).map_err(|r| self.fail(start, r.to_string()))?;
                     let wire_len = o.u32_at(&f, 0);
                     let snaplen = self.interface(start, 0)?.snaplen;
                     // An SPB has no caplen: the spec derives it from the
@@ -282,7 +293,7 @@ impl<R: Read> FrameSource for PcapngReader<R> {
                     (0, 0, 0, cap.min(u64::from(u32::MAX)) as u32, wire_len, 4)
                 }
                 _ => {
-                    skip(&mut self.input, total - 8).map_err(|r| self.fail(start, r))?;
+                    skip(&mut self.input, total - 8).map_err(|r| self.fail(start, r.to_string()))?;
                     continue;
                 }
             };
@@ -300,9 +311,10 @@ impl<R: Read> FrameSource for PcapngReader<R> {
             if self.buf.len() < len {
                 self.buf.resize(len, 0);
             }
-            fill(&mut self.input, &mut self.buf[..len]).map_err(|r| self.fail(start, r))?;
+            fill(&mut self.input, &mut self.buf[..len]).map_err(|r| self.fail(start, r.to_string()))?;
             // Padding, options and the trailing length.
-            skip(&mut self.input, total - 8 - fixed - u64::from(cap_len)).map_err(|r| self.fail(start, r))?;
+            skip(&mut self.input, total - 8 - fixed - u64::from(cap_len))
+                .map_err(|r| self.fail(start, r.to_string()))?;
             return Ok(Some(Frame { ts_ns: ts, cap_len, wire_len, link_type, interface, data: &self.buf[..len] }));
         }
     }
