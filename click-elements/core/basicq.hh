@@ -1,5 +1,5 @@
 // tracelab queueing cores: BasiCQ, basic packet chunking with one buffer
-// (ALGORITHMS.md §6.3, §6.2; [000 §4.1]).
+// (docs/reference/algorithms.md §6.3, §6.2; [000 §4.1]).
 //
 // One FIFO buffer and one timer. The timer always points at the earliest
 // deadline (arrival + W_max) among the buffered packets, i.e. it expires

@@ -1,5 +1,5 @@
 // tracelab queueing cores: ChuMQ, chunking with N parallel buffers, and its
-// chunking-efficiency-aware extension CEA (ALGORITHMS.md §6.4, §6.6;
+// chunking-efficiency-aware extension CEA (docs/reference/algorithms.md §6.4, §6.6;
 // [000 §4.2, §4.4]).
 //
 // Buffer i (0-based here, 1-based in the spec) has a chunking timer T_i,

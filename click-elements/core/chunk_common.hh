@@ -1,5 +1,5 @@
 // tracelab queueing cores: what BasiCQ, ChuMQ and ChuTQ share
-// (ALGORITHMS.md §6.1, §6.2, §6.8).
+// (docs/reference/algorithms.md §6.1, §6.2, §6.8).
 //
 // * A packet's waiting-time budget W_max arrives in Packet::budget (the
 //   adapter sets Q - (X + D), §6.1); kNever = no requirement. The core

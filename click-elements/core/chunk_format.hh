@@ -1,5 +1,5 @@
 // tracelab queueing cores: the one on-wire format for aggregates — the
-// JumboGram of JumboGen (ALGORITHMS.md §5.2, [002 §2.1]), also used as the
+// JumboGram of JumboGen (docs/reference/algorithms.md §5.2, [002 §2.1]), also used as the
 // chunk shim of packet chunking (§6).
 //
 // Layout (all fields big-endian), ⚠AMB-15 resolved as follows:

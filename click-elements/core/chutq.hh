@@ -1,6 +1,6 @@
 // tracelab queueing cores: ChuTQ, chunking with N class buffers in tandem
 // with one chunking buffer, policies DCF / TPF / CEF, and CEA
-// (ALGORITHMS.md §6.5, §6.6; [000 §4.3, §4.4]).
+// (docs/reference/algorithms.md §6.5, §6.6; [000 §4.3, §4.4]).
 //
 // * Class buffers: the class selection of ChuMQ (chumq.hh); they have no
 //   timers and form no chunks.

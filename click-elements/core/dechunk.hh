@@ -1,4 +1,4 @@
-// tracelab queueing cores: de-chunking / JumboGen egress (ALGORITHMS.md §5.4
+// tracelab queueing cores: de-chunking / JumboGen egress (docs/reference/algorithms.md §5.4
 // and the de-chunker of §6), over the format of chunk_format.hh.
 //
 // Dechunker::split() turns one received aggregate into its packets: where

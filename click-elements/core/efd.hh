@@ -1,5 +1,5 @@
 // EFD — Early Flow Discard, and its variants BEFD, PEFD, EFDACK and X+Y
-// intra-queue disciplines. Spec: ALGORITHMS.md §2.1–§2.3; thesis [003 §4.3,
+// intra-queue disciplines. Spec: docs/reference/algorithms.md §2.1–§2.3; thesis [003 §4.3,
 // Algorithm 3, §6.2.1]. Two-level queue and push-out: efd_two_level.hh.
 //
 // Flow table (efd_flow_table.hh): an entry {counter, nq} exists exactly while the flow has
@@ -10,7 +10,7 @@
 // collection is needed. An arrival with no entry is HIGH; otherwise HIGH
 // iff counter < th.
 //
-// Ambiguities (ALGORITHMS.md §12) and the choices taken:
+// Ambiguities (docs/reference/algorithms.md §12) and the choices taken:
 // ⚠AMB-2  counter = volume of the flow admitted during the current entry
 //         lifetime, excluding the arrival, compared with strict `< th`
 //         (so with 1500-B packets and th = 30 000 B the first 20 packets of

@@ -1,7 +1,7 @@
 // tracelab queueing cores: the fixed-size per-flow table and the flow-key /
 // ACK-progress rules shared by EFD, Run2C, SIFT, X-Protect, LAS, LARS, SCFQ.
 //
-// Spec: ALGORITHMS.md §0 (flow = 5-tuple), §2.2 (EFDACK key and volume,
+// Spec: docs/reference/algorithms.md §0 (flow = 5-tuple), §2.2 (EFDACK key and volume,
 // ⚠AMB-4), §2.4 (Run2CACK), §3.1 (LASACK).
 //
 // FlowTable: separate chaining through the entry pool. The bucket array

@@ -1,5 +1,5 @@
 // tracelab queueing cores: the two-level (MLPS, PS+PS) framework shared by
-// EFD, Run2C, SIFT, X-Protect and NCQ. Spec: ALGORITHMS.md §2, §2.3.
+// EFD, Run2C, SIFT, X-Protect and NCQ. Spec: docs/reference/algorithms.md §2, §2.3.
 //
 // One physical buffer holds two virtual queues, H (high priority) and L
 // (low); the link serves H's head while H is non-empty, else L's head,

@@ -1,4 +1,4 @@
-// Drop-tail FIFO, the baseline of every study. Spec: ALGORITHMS.md §1.
+// Drop-tail FIFO, the baseline of every study. Spec: docs/reference/algorithms.md §1.
 //
 // Enqueue: if the buffer is full the arriving packet is dropped
 // (buffer_full), else appended at the tail. Dequeue: the head.

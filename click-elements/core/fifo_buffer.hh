@@ -1,7 +1,7 @@
 // tracelab queueing cores: buffer vocabulary shared by the FIFO, two-level
 // (EFD family, Run2C, SIFT, X-Protect, NCQ) and sorted (LAS, LARS, SCFQ) cores.
 //
-// Spec: ALGORITHMS.md §0 (buffer granularity), §2 (packet in service).
+// Spec: docs/reference/algorithms.md §0 (buffer granularity), §2 (packet in service).
 //
 // ⚠AMB-1 resolution: in byte mode an arrival of `size` bytes does not fit
 // when `bytes + size > capacity` ("would overflow"); in packet mode when

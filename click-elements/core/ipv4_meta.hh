@@ -1,5 +1,5 @@
 // tracelab queueing cores: the packet metadata every adapter derives from an
-// IPv4 header (ALGORITHMS.md §0: a flow is the directional 5-tuple).
+// IPv4 header (docs/reference/algorithms.md §0: a flow is the directional 5-tuple).
 //
 // One function so that the Click elements and the cross-check driver
 // (tests/click_crosscheck.cc) hand the cores byte-identical Packets:

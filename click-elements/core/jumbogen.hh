@@ -1,4 +1,4 @@
-// tracelab queueing cores: JumboGen ingress encapsulation (ALGORITHMS.md
+// tracelab queueing cores: JumboGen ingress encapsulation (docs/reference/algorithms.md
 // §5.1, §5.2; [002 §2, §3.1, §4]).
 //
 // Packets are sorted into aggregation queues by (key, class): the key is

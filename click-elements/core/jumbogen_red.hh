@@ -1,5 +1,5 @@
 // tracelab queueing cores: JumboGen-aware RED with partial drop, for core
-// routers (ALGORITHMS.md §5.3; [002 §2.3, §4]).
+// routers (docs/reference/algorithms.md §5.3; [002 §2.3, §4]).
 //
 // RED in packet mode (Floyd & Jacobson 1993): avg <- (1-w_q) avg + w_q q on
 // each arrival; p_b = max_p (avg-min_th)/(max_th-min_th); p_a = p_b/(1 -

@@ -1,5 +1,5 @@
 // LARS — Least Attained Recent Service: LAS whose per-flow volume fades
-// with time. Spec: ALGORITHMS.md §3.2 ([003 §2.1, §4.2]); sorted buffer and
+// with time. Spec: docs/reference/algorithms.md §3.2 ([003 §2.1, §4.2]); sorted buffer and
 // push-out as LAS (las_sorted_core.hh).
 //
 //   V[F] = V[F] * beta^((t − t_last[F]) / tau); t_last[F] = t

@@ -1,5 +1,5 @@
 // LAS and LASACK — Least Attained Service with LAS buffer management.
-// Spec: ALGORITHMS.md §3.1 ([003 §2.1, §2.2, §4.6, §6.2.1]); sorted buffer
+// Spec: docs/reference/algorithms.md §3.1 ([003 §2.1, §2.2, §4.6, §6.2.1]); sorted buffer
 // and push-out: las_sorted_core.hh.
 //
 // Full state: A[F] = bytes of flow F admitted so far. An arrival is tagged

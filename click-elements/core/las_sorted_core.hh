@@ -1,5 +1,5 @@
 // tracelab queueing cores: the single sorted buffer shared by LAS, LARS and
-// SCFQ. Spec: ALGORITHMS.md §3.
+// SCFQ. Spec: docs/reference/algorithms.md §3.
 //
 // Every arrival gets a tag from the mechanism; the link always serves the
 // smallest tag (ties: arrival order). A mechanism supplies (CRTP hooks):

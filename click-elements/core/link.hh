@@ -1,4 +1,4 @@
-// tracelab queueing cores: an exact-rate output link (ALGORITHMS.md §0:
+// tracelab queueing cores: an exact-rate output link (docs/reference/algorithms.md §0:
 // "a link of rate C bit/s serves one packet at a time, non-preemptively;
 // service time = 8*size/C").
 //

@@ -1,5 +1,5 @@
 // tracelab queueing cores: MTQ / QTL early discarding at an intermediate
-// node, and the receiver-side EPLR (ALGORITHMS.md §7; [004 §1, §3, §5]).
+// node, and the receiver-side EPLR (docs/reference/algorithms.md §7; [004 §1, §3, §5]).
 //
 // MtqQtlQueue is a drop-tail FIFO (capacity in packets; the seed uses 200)
 // in front of a link of rate C. On arrival of p:

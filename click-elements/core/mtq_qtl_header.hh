@@ -1,5 +1,5 @@
 // tracelab queueing cores: the MTQ / QTL fields in real header bytes
-// (ALGORITHMS.md §7; [004 §1]: "an additional header field in IP or UDP
+// (docs/reference/algorithms.md §7; [004 §1]: "an additional header field in IP or UDP
 // packets (e.g. an IPv6 optional header)").
 //
 // One 8-byte option, the same payload in IPv4 and IPv6:

@@ -1,4 +1,4 @@
-// NCQ and NCQ+ (short packets first). Spec: ALGORITHMS.md §4 ([001 §3,
+// NCQ and NCQ+ (short packets first). Spec: docs/reference/algorithms.md §4 ([001 §3,
 // Fig.1, Fig.3]); the two priority levels share one buffer
 // (efd_two_level.hh: HIGH served first, each level FIFO).
 //

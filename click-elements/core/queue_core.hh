@@ -1,6 +1,6 @@
 // tracelab queueing cores: the shared vocabulary.
 //
-// Every mechanism of spec/ALGORITHMS.md §1-§7 is one header in this folder
+// Every mechanism of docs/reference/algorithms.md §1-§7 is one header in this folder
 // implementing QueueCore. Cores are deterministic, header-only C++17, know
 // nothing of Click, ns-3 or the engine, and allocate nothing per packet: all
 // tables are sized at construction.
@@ -55,7 +55,7 @@ constexpr uint8_t kFlagFin = 0x08;
 constexpr uint8_t kFlagHasQtl = 0x10;  // `budget` carries a QTL value
 constexpr uint8_t kFlagHasMtq = 0x20;  // `mtq` is valid
 
-// Why a packet left a core without being served (ALGORITHMS.md §0 hook).
+// Why a packet left a core without being served (docs/reference/algorithms.md §0 hook).
 enum class DropReason : uint8_t {
   kBufferFull = 0,     // dropped on arrival: no room
   kPushedOut = 1,      // evicted from the buffer by a later arrival

@@ -1,4 +1,4 @@
-// Run2C and Run2CACK. Spec: ALGORITHMS.md §2.4 ([003 §2.1, §4.5.3, §6.4]);
+// Run2C and Run2CACK. Spec: docs/reference/algorithms.md §2.4 ([003 §2.1, §4.5.3, §6.4]);
 // two-level queue and push-out rules: efd_two_level.hh.
 //
 // Classification with infinite memory: a per-flow counter from the start of

@@ -1,5 +1,5 @@
 // SCFQ — Self-Clocked Fair Queueing (Golestani 1994) with drop-tail.
-// Spec: ALGORITHMS.md §3.3 (the seeds only name it; the standard definition
+// Spec: docs/reference/algorithms.md §3.3 (the seeds only name it; the standard definition
 // is used); sorted buffer: las_sorted_core.hh.
 //
 //   arrival of packet k of flow i:  F_i^k = max(F_i^{k−1}, v) + size / w_i

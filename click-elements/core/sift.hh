@@ -1,4 +1,4 @@
-// SIFT-like probabilistic sampling (Algorithm 2). Spec: ALGORITHMS.md §2.5
+// SIFT-like probabilistic sampling (Algorithm 2). Spec: docs/reference/algorithms.md §2.5
 // ([003 §3.2, Alg.2]); two-level queue and push-out rules: efd_two_level.hh.
 //
 //   if sampled[F] >= Ts: LOW

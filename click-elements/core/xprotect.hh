@@ -1,5 +1,5 @@
 // X-Protect: two-level queue with Cross-Protect's probabilistic insertion of
-// flows into the table. Spec: ALGORITHMS.md §2.6 ([003 §4.6.1]); two-level
+// flows into the table. Spec: docs/reference/algorithms.md §2.6 ([003 §4.6.1]); two-level
 // queue and push-out rules: efd_two_level.hh.
 //
 //   F in table:             HIGH iff bytes < th; then bytes += size

@@ -1,4 +1,4 @@
-// Packet chunking cores (ALGORITHMS.md §6): BasiCQ, ChuMQ(+CEA), ChuTQ(+CEA).
+// Packet chunking cores (docs/reference/algorithms.md §6): BasiCQ, ChuMQ(+CEA), ChuTQ(+CEA).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// EFD and its variants (ALGORITHMS.md §2.1–§2.3, thesis Algorithm 3).
+// EFD and its variants (docs/reference/algorithms.md §2.1–§2.3, thesis Algorithm 3).
 // Every expected order and drop list is worked by hand in the comments.
 #include "efd.hh"
 

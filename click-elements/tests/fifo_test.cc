@@ -1,4 +1,4 @@
-// Drop-tail FIFO (ALGORITHMS.md §1). Expected orders and drops below are
+// Drop-tail FIFO (docs/reference/algorithms.md §1). Expected orders and drops below are
 // worked by hand from the spec's rules.
 #include "fifo.hh"
 

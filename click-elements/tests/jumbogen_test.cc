@@ -1,4 +1,4 @@
-// JumboGen (ALGORITHMS.md §5): ingress encapsulation, JumboGen-aware RED,
+// JumboGen (docs/reference/algorithms.md §5): ingress encapsulation, JumboGen-aware RED,
 // egress decapsulation and shaping.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// LARS (ALGORITHMS.md §3.2): LAS with an exponentially fading volume.
+// LARS (docs/reference/algorithms.md §3.2): LAS with an exponentially fading volume.
 #include "lars.hh"
 
 #include "las.hh"

@@ -1,4 +1,4 @@
-// LAS / LASACK with LAS buffer management (ALGORITHMS.md §3.1), and the
+// LAS / LASACK with LAS buffer management (docs/reference/algorithms.md §3.1), and the
 // sorted queue under it checked against std::set.
 #include "las.hh"
 

@@ -1,4 +1,4 @@
-// MTQ / QTL early discarding, its header fields, and EPLR (ALGORITHMS.md §7).
+// MTQ / QTL early discarding, its header fields, and EPLR (docs/reference/algorithms.md §7).
 #include <gtest/gtest.h>
 
 #include <cstring>

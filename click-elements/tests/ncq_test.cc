@@ -1,4 +1,4 @@
-// NCQ and NCQ+ (ALGORITHMS.md §4). Each expected class below is worked by
+// NCQ and NCQ+ (docs/reference/algorithms.md §4). Each expected class below is worked by
 // hand from the corrected pseudo-code; rates are R-normalised counts.
 #include "ncq.hh"
 

@@ -1,4 +1,4 @@
-// Run2C / Run2CACK (ALGORITHMS.md §2.4). Hand-worked traces in comments.
+// Run2C / Run2CACK (docs/reference/algorithms.md §2.4). Hand-worked traces in comments.
 #include "run2c.hh"
 
 #include "efd.hh"

@@ -1,4 +1,4 @@
-// SCFQ (ALGORITHMS.md §3.3, Golestani's definition).
+// SCFQ (docs/reference/algorithms.md §3.3, Golestani's definition).
 #include "scfq.hh"
 
 #include "fifo_test_harness.hh"

@@ -1,4 +1,4 @@
-// SIFT-like probabilistic sampling (ALGORITHMS.md §2.5, Algorithm 2).
+// SIFT-like probabilistic sampling (docs/reference/algorithms.md §2.5, Algorithm 2).
 #include "sift.hh"
 
 #include <cmath>

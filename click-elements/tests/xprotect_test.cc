@@ -1,4 +1,4 @@
-// X-Protect (ALGORITHMS.md §2.6).
+// X-Protect (docs/reference/algorithms.md §2.6).
 #include "xprotect.hh"
 
 #include "fifo_test_harness.hh"

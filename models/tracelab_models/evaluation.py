@@ -1,4 +1,4 @@
-"""Evaluation of role classifiers as the thesis does it (ALGORITHMS.md §9.4, thesis §8.4.2).
+"""Evaluation of role classifiers as the thesis does it (docs/reference/algorithms.md §9.4, thesis §8.4.2).
 
 Four hold-out trials: the instances are shuffled once (seeded) and cut into four
 quarters (451 -> 113, 113, 113, 112); each quarter is tested once by a model trained on

@@ -1,4 +1,4 @@
-"""Host roles (server/client) from the six host features (thesis §8.4, ALGORITHMS.md §9.4).
+"""Host roles (server/client) from the six host features (thesis §8.4, docs/reference/algorithms.md §9.4).
 
 Labels come from a labels file (CSV ``host,role``, role = server|client, ``#`` comments)
 or are derived from a profile where servers are known: a host is a server when it

@@ -1,7 +1,7 @@
 """Column names of the analyzer's Parquet outputs, in one place so a rename is one edit.
 
 The analyzer (Rust) writes these tables under a profile directory; see
-ARCHITECTURE.md "Data contracts" and the analyzer's output crate.
+docs/reference/architecture.md "Data contracts" and the analyzer's output crate.
 """
 
 CONNECTIONS = "connections.parquet"

@@ -1,4 +1,4 @@
-"""Workload models from an analyzer profile (thesis §9.3, ALGORITHMS.md §10).
+"""Workload models from an analyzer profile (thesis §9.3, docs/reference/algorithms.md §10).
 
 * legacy: download/upload shares of bytes, one mean RTT (share-weighted over scopes) and
   the one-way delay of link 12-y = RTT/2 (Table 9.2, left);
@@ -9,7 +9,7 @@
 * flows: flow sizes and inter-arrival times fitted by the four families.
 
 Upload = bytes from the initiator (client) to the responder, download = the reverse
-(data direction, ALGORITHMS.md ⚠AMB-29); connections without payload (immature) are
+(data direction, docs/reference/algorithms.md ⚠AMB-29); connections without payload (immature) are
 left out of the shares. RTT per connection = the DATA-ACK estimate RTT_A-B of
 well-behaved connections (thesis Fig. 9.3), or the handshake RTT when no connection has
 a DATA-ACK estimate; the method used is recorded.

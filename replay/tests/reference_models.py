@@ -1,4 +1,4 @@
-"""Independent Python models of FIFO drop-tail and EFD (ALGORITHMS.md §1,
+"""Independent Python models of FIFO drop-tail and EFD (docs/reference/algorithms.md §1,
 §2.1) over a single exact link, written from the spec and not from the C++
 cores, as an oracle for the engine's golden departures.
 
@@ -45,7 +45,7 @@ def fifo(created, length, capacity, rate_bps):
 
 
 def efd(created, length, flow, capacity, th, rate_bps):
-    """EFD (Algorithm 3 as ALGORITHMS §2.1 resolves it): byte counter of the
+    """EFD (Algorithm 3 as docs/reference/algorithms.md §2.1 resolves it): byte counter of the
     flow admitted during its table entry's life, HIGH iff no entry or
     counter < th; full buffer: LOW arrival dropped, HIGH arrival pushes out
     the tail of L (dropped itself if L is empty)."""

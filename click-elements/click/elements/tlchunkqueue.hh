@@ -20,7 +20,7 @@ packet chunking queue (BasiCQ, ChuMQ, ChuTQ, with CEA) emitting real chunks
 
 =d
 
-A thin adapter over the tracelab chunking cores (ALGORITHMS.md §6;
+A thin adapter over the tracelab chunking cores (docs/reference/algorithms.md §6;
 core/basicq.hh, core/chumq.hh, core/chutq.hh: their header comments state
 every ambiguity resolution). Packets pushed in are held; each pull returns
 one chunk as one new packet in the chunk_format.hh layout (6-byte header,

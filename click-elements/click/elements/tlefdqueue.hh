@@ -15,7 +15,7 @@ EFD (Early Flow Discard) two-level queue and its variants
 
 =d
 
-Early Flow Discard, thesis Algorithm 3 (ALGORITHMS.md §2.1-§2.3;
+Early Flow Discard, thesis Algorithm 3 (docs/reference/algorithms.md §2.1-§2.3;
 core/efd.hh states every ambiguity resolution): flow entries exist only
 while the flow has packets queued; a flow's packets are high priority while
 its counter is below THRESHOLD; a full buffer pushes out the last

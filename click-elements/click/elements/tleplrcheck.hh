@@ -15,7 +15,7 @@ receiver-side check of end-to-end queuing-delay budgets (EPLR)
 
 =d
 
-The receiver side of MTQ/QTL experiments (ALGORITHMS.md §7; EplrMeter in
+The receiver side of MTQ/QTL experiments (docs/reference/algorithms.md §7; EplrMeter in
 core/mtq_qtl.hh). Input 1 takes a copy of every packet sent (Tee it at the
 sender; counted, then killed). Input 0 takes the packets that arrive; each
 passes on to output 0. A packet's group is its PAINT annotation; its

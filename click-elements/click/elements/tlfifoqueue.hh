@@ -15,7 +15,7 @@ drop-tail FIFO queue with packet or byte capacity
 
 =d
 
-Drop-tail FIFO (tracelab ALGORITHMS.md §1; core/fifo.hh). In byte mode an
+Drop-tail FIFO (tracelab docs/reference/algorithms.md §1; core/fifo.hh). In byte mode an
 arrival is dropped when it would overflow CAPACITY (⚠AMB-1).
 
 Uses the TLCoreQueue interface: ports, IP annotations, the buffer keywords

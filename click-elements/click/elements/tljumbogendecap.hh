@@ -19,7 +19,7 @@ JumboGen egress: decapsulates JumboGrams and shapes the packets out
 =d
 
 A thin adapter over tracelab's Dechunker and EgressShaper
-(ALGORITHMS.md §5.4; core/dechunk.hh). An IPv4 packet of protocol PROTO is
+(docs/reference/algorithms.md §5.4; core/dechunk.hh). An IPv4 packet of protocol PROTO is
 a JumboGram (TLJumboGenEncap's format); its outer header is removed and
 the packets it carries are restored byte for byte. With SHAPING, packet i
 of a JumboGram arriving at t0 is released at t0 + (pQTime_i - pQTime_0)

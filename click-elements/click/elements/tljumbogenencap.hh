@@ -19,7 +19,7 @@ JumboGen ingress: aggregates IPv4 packets into JumboGrams under a JFET timer
 
 =d
 
-A thin adapter over tracelab's JumboGenIngress core (ALGORITHMS.md §5.1,
+A thin adapter over tracelab's JumboGenIngress core (docs/reference/algorithms.md §5.1,
 §5.2; core/jumbogen.hh states the ambiguity resolutions). Pushed IPv4
 packets are sorted into aggregation queues by (KEY, class); a JumboGram's
 JFET starts with its first packet; packets are added while the JumboGram

@@ -17,7 +17,7 @@ JumboGen-aware RED queue with partial drop of JumboGrams
 
 =d
 
-A thin adapter over tracelab's JumboGenRed core (ALGORITHMS.md §5.3;
+A thin adapter over tracelab's JumboGenRed core (docs/reference/algorithms.md §5.3;
 core/jumbogen_red.hh states the ambiguity resolutions). A core router's
 queue: IPv4 packets of protocol PROTO are JumboGrams (TLJumboGenEncap's
 format behind a 20-byte or longer outer header); every other packet is a

@@ -15,7 +15,7 @@ LARS (least attained recent service) queue
 
 =d
 
-LARS (ALGORITHMS.md §3.2; core/lars.hh): LAS whose per-flow volume
+LARS (docs/reference/algorithms.md §3.2; core/lars.hh): LAS whose per-flow volume
 fades by BETA every TAU seconds (both NOT IN SEEDS: log the values used).
 
 Uses the TLCoreQueue interface: ports, IP annotations, the buffer keywords

@@ -15,7 +15,7 @@ LAS (least attained service) queue with LAS buffer management
 
 =d
 
-LAS / LASACK (ALGORITHMS.md §3.1; core/las.hh): serves the packet of
+LAS / LASACK (docs/reference/algorithms.md §3.1; core/las.hh): serves the packet of
 least attained service first; a full buffer drops the packet with the
 largest tag (possibly the arrival).
 

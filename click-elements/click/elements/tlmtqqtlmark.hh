@@ -16,7 +16,7 @@ edge marker: writes MTQ and/or QTL delay budgets into IPv4/IPv6 packets
 
 =d
 
-The ingress edge of MTQ/QTL early discarding (ALGORITHMS.md §7;
+The ingress edge of MTQ/QTL early discarding (docs/reference/algorithms.md §7;
 core/mtq_qtl_header.hh defines the bytes). Each packet, which must start
 with its IPv4 or IPv6 header, gets the budgets of its PAINT class:
 

@@ -17,7 +17,7 @@ intermediate-node queue of MTQ/QTL early discarding
 
 =d
 
-A thin adapter over tracelab's MtqQtlQueue core (ALGORITHMS.md §7;
+A thin adapter over tracelab's MtqQtlQueue core (docs/reference/algorithms.md §7;
 core/mtq_qtl.hh states the ambiguity resolutions). A drop-tail FIFO in
 front of a link of RATE: an arrival is dropped if the buffer is full;
 otherwise the local queuing delay d = 8 x backlog bytes / RATE is

@@ -15,7 +15,7 @@ NCQ / NCQ+ short-packets-first queue
 
 =d
 
-NCQ and NCQ+ (ALGORITHMS.md §4 with its corrections of the pseudo-code;
+NCQ and NCQ+ (docs/reference/algorithms.md §4 with its corrections of the pseudo-code;
 core/ncq.hh): short packets get strict priority within running favor
 rates. Drop-tail by default (⚠AMB-12).
 

@@ -15,7 +15,7 @@ Run2C two-level queue (infinite-memory size threshold)
 
 =d
 
-Run2C and Run2CACK (ALGORITHMS.md §2.4; core/run2c.hh): a per-flow
+Run2C and Run2CACK (docs/reference/algorithms.md §2.4; core/run2c.hh): a per-flow
 counter from the start of the flow; packets are high priority while it is
 below THRESHOLD; push-out as EFD.
 

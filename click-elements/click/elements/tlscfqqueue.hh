@@ -15,7 +15,7 @@ SCFQ (self-clocked fair queueing) with drop-tail
 
 =d
 
-Self-Clocked Fair Queueing, equal weights, per 5-tuple (ALGORITHMS.md §3.3;
+Self-Clocked Fair Queueing, equal weights, per 5-tuple (docs/reference/algorithms.md §3.3;
 core/scfq.hh); drop-tail on overflow.
 
 Uses the TLCoreQueue interface: ports, IP annotations, the buffer keywords

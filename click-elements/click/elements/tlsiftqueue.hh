@@ -15,7 +15,7 @@ SIFT-like probabilistic sampling two-level queue
 
 =d
 
-Algorithm 2 (ALGORITHMS.md §2.5; core/sift.hh): each high-priority
+Algorithm 2 (docs/reference/algorithms.md §2.5; core/sift.hh): each high-priority
 packet is sampled with PROBABILITY; a flow with at least SAMPLES sampled
 packets is low priority. Seeded: the same SEED gives the same decisions.
 

@@ -15,7 +15,7 @@ X-Protect two-level queue (probabilistic flow insertion)
 
 =d
 
-X-Protect (ALGORITHMS.md §2.6; core/xprotect.hh): an untracked flow is
+X-Protect (docs/reference/algorithms.md §2.6; core/xprotect.hh): an untracked flow is
 inserted with PROBABILITY; a tracked flow is low priority once THRESHOLD
 bytes have been counted since insertion; idle entries are scanned out.
 

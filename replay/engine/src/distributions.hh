@@ -20,7 +20,7 @@ namespace tracelab::engine {
 // `pareto(1.5, 350ms)` (shape, mean), `bpareto(1.1, 40, 1500)` (shape, min,
 // max; continuous, rounded to integers when sampled as a count),
 // `bzipf(1.1, 6, 6667)` (discrete, P(k) ∝ k^-(shape+1) on [min, max],
-// ALGORITHMS §11), `uniform(40, 1500)`, and the forms the workload models
+// docs/reference/algorithms.md §11), `uniform(40, 1500)`, and the forms the workload models
 // carry: `lognormal(scale, sigma)` (scale = e^mu), `weibull(shape, scale)`,
 // `hist(40:3, 1500:7)` (value:count) and `quantiles(q0, q1, ..., qN)` (the
 // inverse CDF at equally spaced probabilities 0, 1/N, ..., 1, linear between).

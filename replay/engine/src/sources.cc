@@ -575,7 +575,7 @@ class FlowSource final : public Source {
 
 // ---------------------------------------------------------------- workload model
 
-// Open-loop connections of a workload model (models/*.model.json, ALGORITHMS
+// Open-loop connections of a workload model (models/*.model.json, docs/reference/algorithms.md
 // §10; translated to this spec by tracelab.replay.model_source). Per
 // connection, from the model's own parameters:
 //   * start: flow inter-arrivals from the fitted `gap` distribution, its mean
@@ -588,7 +588,7 @@ class FlowSource final : public Source {
 //     E[n]·mean = B exactly, with sizes drawn from its histogram;
 //   * timing: trains alternate between the parties, the initiator first;
 //     a train's size comes from the side's histogram, and its packets go in
-//     flights of the delayed-ACK slow start (ALGORITHMS Eq. 5.10: 1, 2, 3,
+//     flights of the delayed-ACK slow start (docs/reference/algorithms.md Eq. 5.10: 1, 2, 3,
 //     4, 6, 9, ...) one RTT apart; inside a flight consecutive packets are
 //     spaced by their serialization at `peak` plus the side's pacing per
 //     packet (drawn once per train; negative values of the decomposition
@@ -736,7 +736,7 @@ class ModelSource final : public Source {
     return sc;
   }
 
-  // Delayed-ACK slow start, ALGORITHMS Eq. 5.10: floor(2^((n-1)/2) + 2^((n-2)/2)), n from 1.
+  // Delayed-ACK slow start, docs/reference/algorithms.md Eq. 5.10: floor(2^((n-1)/2) + 2^((n-2)/2)), n from 1.
   static uint64_t flight_size(uint32_t index) {
     const double n = static_cast<double>(std::min<uint32_t>(index, 60)) + 1;
     return static_cast<uint64_t>(std::pow(2.0, (n - 1) / 2) + std::pow(2.0, (n - 2) / 2));

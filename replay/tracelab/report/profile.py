@@ -1,4 +1,4 @@
-"""Report section for one analyzer profile directory (ALGORITHMS.md §9, thesis ch. 8–9):
+"""Report section for one analyzer profile directory (docs/reference/algorithms.md §9, thesis ch. 8–9):
 composition tables, CDFs of flow sizes, durations, RTTs, warm-ups, trains and pacing,
 QQ plots of the fitted flow sizes and inter-arrivals, load over time."""
 

@@ -1,6 +1,6 @@
 """Synthetic pcaps from a workload model (`tracelab synth`).
 
-The one writer of synthetic traces (ARCHITECTURE.md, "Synthetic traces"): TCP
+The one writer of synthetic traces (docs/reference/architecture.md, "Synthetic traces"): TCP
 connections with handshakes, trains per side, warm-ups, pacing, RTTs per scope,
 packet sizes and FIN teardowns, and UDP flows where the model calls for them, as
 a standard libpcap file (Ethernet, microsecond timestamps) that tcpreplay,

@@ -20,7 +20,7 @@ Connections (see also the package docstring):
    initiator's warm-ups in the model include that 0 of every connection's first
    train; the others are drawn from the rest of the distribution so the mixture is
    the model's. Packets of a train are spaced by a gap chosen per connection side so
-   that the analyzer's pacing per packet (Actual - WarmUp - T_theory, ALGORITHMS.md
+   that the analyzer's pacing per packet (Actual - WarmUp - T_theory, docs/reference/algorithms.md
    §9.2) equals a draw of the model's pacing, when a gap >= 0 can (a negative gap
    cannot: single-packet trains or pacing below -T_theory/n give gap 0).
 5. **RTT**: per connection a log-normal RTT with the scope's median (and its mean,
@@ -120,7 +120,7 @@ def flight(k: int) -> int:
 
 def flights_rounds(n: np.ndarray) -> np.ndarray:
     """r - 1 for n packets, r = the smallest number of flights carrying n (0 for n = 0):
-    T_theory = (r - 1) RTT_A-B (ALGORITHMS.md §9.2, ⚠AMB-30)."""
+    T_theory = (r - 1) RTT_A-B (docs/reference/algorithms.md §9.2, ⚠AMB-30)."""
     cum = [flight(1)]
     while cum[-1] < int(n.max(initial=0)):
         cum.append(cum[-1] + flight(len(cum) + 1))

@@ -1,4 +1,4 @@
-//! Per-host features (thesis §8.4, ALGORITHMS.md §9.4) and volumes.
+//! Per-host features (thesis §8.4, docs/reference/algorithms.md §9.4) and volumes.
 //!
 //! A connection is *initiated* by its originator (Zeek's notion, after
 //! Zeek's own direction fixes) and *accepted* by its responder when the

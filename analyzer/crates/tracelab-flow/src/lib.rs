@@ -1,6 +1,6 @@
 //! Connection tracking: [`PacketMeta`](tracelab_decode::PacketMeta) in,
 //! finished [`ConnRecord`]s out, with Zeek conn.log semantics and the
-//! per-connection TCP metrics of ALGORITHMS.md §9.
+//! per-connection TCP metrics of docs/reference/algorithms.md §9.
 //!
 //! * Zeek semantics (originator, `conn_state`, `history`, sizes from
 //!   sequence numbers, `missed_bytes`, inactivity and TCP timers) are a port
@@ -62,7 +62,7 @@ pub struct TrackerConfig {
     /// what a non-bare Zeek registers; a `zeek -b` run registers only the
     /// ports of the scripts it loads (see [`zeek_server_ports`]).
     pub likely_server_ports: Vec<(u8, u16)>,
-    /// Load bin width (default 300 s, ALGORITHMS.md §9.1).
+    /// Load bin width (default 300 s, docs/reference/algorithms.md §9.1).
     pub load_bin_ns: i64,
     /// DATA-ACK samples kept per side and connection (statistics still
     /// cover every sample; the median is exact while count <= this).

@@ -55,7 +55,7 @@ pub struct SampleStats {
     pub max_ns: i64,
 }
 
-/// Round-trip times seen at the capture point (ALGORITHMS.md §9.3).
+/// Round-trip times seen at the capture point (docs/reference/algorithms.md §9.3).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RttRecord {
     /// SYN -> SYN/ACK (the responder side of the monitor).

@@ -1,5 +1,5 @@
 """Reproductions of the seed experiments in the embedded engine
-(spec/EXPERIMENTS.md): E-CHK-1..4, E-MTQ-4, E-THS-3.
+(docs/reference/experiments.md): E-CHK-1..4, E-MTQ-4, E-THS-3.
 
 Each `e_*` function runs the experiment at a given scale and returns an
 `Outcome`: a table of measured vs published values and the spec's checks,

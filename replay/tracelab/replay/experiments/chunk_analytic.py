@@ -1,4 +1,4 @@
-"""The analytic ChuMQ model of [000 §6] (ALGORITHMS.md §6.7), with the
+"""The analytic ChuMQ model of [000 §6] (docs/reference/algorithms.md §6.7), with the
 spec's corrections: the Poisson pmf with e^{-λT} (⚠AMB-24) and the mean
 chunk population M̄_c(T) = 1 + λT (⚠AMB-25, the form the published numbers
 use), M̄_c(7.2 µs) = λ·7.2 µs for the "extra packets" term.
