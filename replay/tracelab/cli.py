@@ -11,10 +11,12 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import __version__
+from .errors import OK, USAGE, classify, debug_requested, output_paths
 from .parts import analyzer_binary, python_entry, run_analyzer
 
 
@@ -107,16 +109,21 @@ def build_parser(available: dict[str, Callable[[list[str]], int]]) -> argparse.A
     examples = [f"  {s.example}" for s in listed]
     parser = argparse.ArgumentParser(
         prog="tracelab",
-        usage="tracelab [--version] COMMAND [ARGS...]",
+        usage="tracelab [--version] [--debug] COMMAND [ARGS...]",
         description="Traffic trace analysis and replay.",
         epilog="commands:\n"
         + "\n".join(lines)
         + "\n\nexamples:\n"
         + "\n".join(examples)
-        + "\n\nRun `tracelab COMMAND --help` for a command's options.",
+        + "\n\nRun `tracelab COMMAND --help` for a command's options.\n\n"
+        + "exit status: 0 success; 1 a negative result (e.g. a fidelity marginal failed); 2 usage (arguments,\n"
+        + "options, element specs, config files); 3 input data (a trace, profile, model or log unreadable or\n"
+        + "invalid); 4 output (cannot write); 5 internal error. Errors are one line on stderr; --debug (or\n"
+        + "TRACELAB_DEBUG=1) adds the traceback.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"tracelab {__version__}")
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an error")
     parser.add_argument("command", nargs="?", help=argparse.SUPPRESS)
     parser.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     return parser
@@ -124,6 +131,9 @@ def build_parser(available: dict[str, Callable[[list[str]], int]]) -> argparse.A
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    debug = debug_requested()
+    while argv[:1] == ["--debug"]:
+        debug, argv = True, argv[1:]
     available = {}
     for sub in SUBCOMMANDS:
         runner = sub.resolve()
@@ -132,17 +142,33 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(available)
     if not argv or argv[0] in ("-h", "--help"):
         parser.print_help()
-        return 0
+        return OK
     ns = parser.parse_args(argv[:1])
     name = ns.command
     if name in available:
-        return available[name](argv[1:])
+        return run(available[name], argv[1:], debug)
     known = {s.name: s for s in SUBCOMMANDS}
     if name in known:
         print(f"tracelab: `{name}` is not available here: {known[name].missing}", file=sys.stderr)
     else:
         print(f"tracelab: unknown command `{name}` (see `tracelab --help`)", file=sys.stderr)
-    return 2
+    return USAGE
+
+
+def run(runner: Callable[[list[str]], int], argv: list[str], debug: bool) -> int:
+    """Runs a subcommand; whatever escapes it ends as one error line and the
+    exit status of its kind (tracelab.errors), the traceback only if asked."""
+    try:
+        return runner(argv)
+    except KeyboardInterrupt:
+        print("tracelab: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:
+        if debug:
+            traceback.print_exc()
+        status, message = classify(e, output_paths(argv))
+        print(f"tracelab: error: {message}", file=sys.stderr)
+        return status
 
 
 if __name__ == "__main__":

@@ -1,0 +1,99 @@
+"""Exit statuses and the one error line of every tracelab command.
+
+Every command ends in one of these statuses, and a failure prints one line,
+`tracelab: error: <what>: <reason>`, on stderr — never a traceback unless
+`tracelab --debug` (or TRACELAB_DEBUG=1) asks for one:
+
+  0  success
+  1  the command ran and reports a negative result (e.g. a fidelity marginal
+     failed, a check did not hold)
+  2  usage: bad arguments, options, element specs or configuration files
+  3  input data: a trace, profile, model or log that cannot be read or is
+     invalid
+  4  output: a result that cannot be written (permission, full disk, ...)
+  5  internal: a bug in tracelab (please report it with the --debug output)
+
+The Rust analyzer (`tracelab profile`) uses the same statuses.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+OK, NEGATIVE, USAGE, INPUT, OUTPUT, INTERNAL = 0, 1, 2, 3, 4, 5
+
+# Error classes of the parts, by name (the front door imports none of the
+# parts' modules): what kind of failure each one reports.
+_BY_CLASS = {
+    "ConfigError": USAGE,
+    "SpecError": USAGE,
+    "PlanError": USAGE,
+    "ProfileError": INPUT,
+    "SynthError": INPUT,
+    "ReportError": INPUT,
+    "JSONDecodeError": INPUT,
+    "ValidationError": INPUT,
+    "ArrowInvalid": INPUT,
+    "ConservationError": INTERNAL,
+}
+# OSErrors that say an input is missing or unreadable rather than an output
+# unwritable: a path that does not exist is usually one given to read.
+_INPUT_ERRNOS = {errno.ENOENT, errno.EISDIR, errno.ENOTDIR}
+_OUTPUT_OPTIONS = {"-o", "--output", "--out-pcap", "--truth"}
+
+
+class CommandError(Exception):
+    """A failure a command reports with its exit status (what and why)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def debug_requested() -> bool:
+    return os.environ.get("TRACELAB_DEBUG", "") not in ("", "0")
+
+
+def output_paths(argv: list[str]) -> list[Path]:
+    """The paths a command line names as outputs (-o/--output/--out-pcap)."""
+    out = []
+    for i, arg in enumerate(argv):
+        name, eq, value = arg.partition("=")
+        if name in _OUTPUT_OPTIONS:
+            if eq:
+                out.append(Path(value))
+            elif i + 1 < len(argv):
+                out.append(Path(argv[i + 1]))
+    return out
+
+
+def _is_under(path: str, roots: list[Path]) -> bool:
+    p = Path(os.path.abspath(path))
+    return any(p == (r := Path(os.path.abspath(root))) or r in p.parents for root in roots)
+
+
+def classify(exc: BaseException, outputs: list[Path] = ()) -> tuple[int, str]:
+    """The exit status and the one-line message for an exception that ended a
+    command whose output paths are `outputs`."""
+    if isinstance(exc, CommandError):
+        return exc.status, str(exc)
+    if isinstance(exc, OSError):
+        where = f" ({exc.filename})" if exc.filename else ""
+        reason = exc.strerror or str(exc)
+        if exc.filename and _is_under(str(exc.filename), list(outputs)):
+            return OUTPUT, f"cannot write output: {reason}{where}"
+        status = INPUT if exc.errno in _INPUT_ERRNOS else OUTPUT
+        return status, f"{reason}{where}"
+    for cls in type(exc).__mro__:
+        if cls.__name__ in _BY_CLASS:
+            return _BY_CLASS[cls.__name__], _one_line(str(exc))
+    detail = _one_line(str(exc))
+    return INTERNAL, f"internal error: {type(exc).__name__}{': ' + detail if detail else ''} " + (
+        "(run `tracelab --debug ...` for the traceback and report it)"
+    )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(part.strip() for part in text.strip().splitlines() if part.strip())
