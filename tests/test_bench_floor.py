@@ -1,5 +1,5 @@
 """The analyzer benchmark's floor (analyzer/crates/tracelab-analyzer/examples/floor.rs)
-against the full profile on shared real traces: both read and decode every
+against the full profile on public real traces: both read and decode every
 frame alike, and the floor's packets and IP bytes per 5-tuple add up to what
 the profile's conn.log gives every connection (orig/resp_ip_bytes). One
 accounting checks the other, so the floor the benchmark times is known to do
@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from public_datasets import public_dataset
 from tracelab_models.profile import read_zeek_conn_log
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "datasets"
 TRACES = [
     "real/zeek/bro.org.pcap",
     "real/ndpi/netflix.pcap",
@@ -66,9 +66,7 @@ def conn_log_totals(path: Path) -> tuple[int, int]:
 
 @pytest.mark.parametrize("trace", TRACES)
 def test_floor_accounts_as_the_profile(floor, trace, tmp_path):
-    path = SHARED / trace
-    if not path.exists():
-        pytest.skip(f"shared dataset missing: {trace}")
+    path = public_dataset(trace)
     out = tmp_path / "profile"
     r = subprocess.run(
         [sys.executable, "-m", "tracelab.cli", "profile", str(path), "-o", str(out), "--quiet"],

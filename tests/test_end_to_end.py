@@ -1,4 +1,4 @@
-"""The whole path on shared real traces, through the front door as a user types it:
+"""The whole path on public real traces, through the front door as a user types it:
 
     pcap -> tracelab profile -> tracelab roles train + apply -> tracelab model derive
          -> tracelab replay run --pcap -> tracelab report
@@ -10,7 +10,7 @@ hosts classified = rows of hosts.parquet, with the same predictions as the analy
 applying the same role model; connections in summary.json = rows of
 connections.parquet = conn.log lines = the model's count = the report's composition.
 
-The traces are beside the checkout (../shared/datasets, as in CI).
+The traces are in the repository (datasets/public).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from public_datasets import public_dataset
 
 REPO = Path(__file__).resolve().parents[1]
-DATASETS = REPO.parent / "shared" / "datasets"
 TRACES = ["real/pcapplusplus/example.pcap", "real/ndpi/netflix.pcap"]
 
 
@@ -38,9 +38,7 @@ def tracelab(*args: str, cwd: Path) -> str:
 
 @pytest.fixture(scope="module", params=TRACES)
 def path(request, tmp_path_factory):
-    trace = DATASETS / request.param
-    if not trace.is_file():
-        pytest.fail(f"{trace} not found (expected ../shared/datasets beside the checkout)")
+    trace = public_dataset(request.param)
     from tracelab.parts import analyzer_binary
 
     if analyzer_binary() is None:

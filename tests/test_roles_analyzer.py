@@ -1,6 +1,6 @@
 """The Rust analyzer applies a role model (`tracelab profile --roles`) exactly
 as the Python C4.5 does (`tracelab roles apply`): host by host, on profiles
-of shared real traces, with a tree of several levels."""
+of public real traces, with a tree of several levels."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from public_datasets import public_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "datasets"
 TRACES = [
     "real/ndpi/netflix.pcap",
     "real/zeek/bro.org.pcap",
@@ -34,14 +34,11 @@ def tracelab(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def profiles(tmp_path_factory):
-    missing = [t for t in TRACES if not (SHARED / t).exists()]
-    if missing:
-        pytest.skip(f"shared datasets missing: {missing}")
     base = tmp_path_factory.mktemp("profiles")
     dirs = []
     for t in TRACES:
         d = base / Path(t).name
-        tracelab("profile", str(SHARED / t), "--local", LOCAL, "-o", str(d), "--quiet")
+        tracelab("profile", str(public_dataset(t)), "--local", LOCAL, "-o", str(d), "--quiet")
         dirs.append(d)
     return dirs
 

@@ -1,5 +1,5 @@
 """Handshake RTT (SYN→SYN/ACK and SYN/ACK→ACK at the capture point, §9.3)
-against argus, an independent flow meter, on shared real traces: argus'
+against argus, an independent flow meter, on public real traces: argus'
 `synack` and `ackdat` are the same two components."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from public_datasets import public_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "datasets"
 TRACES = [
     "real/zeek/bro.org.pcap",
     "real/ndpi/netflix.pcap",
@@ -69,9 +69,7 @@ def argus_handshakes(trace: Path, tmp: Path) -> dict[tuple, tuple[float, float]]
 def test_handshake_rtt_matches_argus(tmp_path):
     compared = agreed = 0
     for t in TRACES:
-        trace = SHARED / t
-        if not trace.exists():
-            pytest.skip(f"{trace} missing")
+        trace = public_dataset(t)
         out = tmp_path / trace.name
         r = subprocess.run(
             [sys.executable, "-m", "tracelab.cli", "profile", str(trace), "-o", str(out), "--quiet"],

@@ -15,7 +15,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 elements=$(cd "$here/.." && pwd)
 repo=$(cd "$here/../.." && pwd)
-data="$repo/../shared/datasets/zeek-baselines"
+data="$repo/datasets/public/zeek-baselines"
 small="$data/wikipedia/wikipedia.pcap"
 bulk="$data/m57-long-http/m57-long-49583-80.pcap"
 CLICKPREFIX=${1:-${CLICKPREFIX:-}}

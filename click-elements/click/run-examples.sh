@@ -1,6 +1,6 @@
 #!/bin/sh
 # Build the tracelab Click package and run every conf/*.click under
-# `click --simtime` on small real traces from ../shared/datasets, printing
+# `click --simtime` on small real traces from datasets/public, printing
 # one PASS/FAIL line per check; then the packet-by-packet cross-checks of
 # Click elements against their cores (crosscheck.sh).
 # Needs a Click installation: CLICKPREFIX=/prefix, or `click` on PATH.
@@ -8,7 +8,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-data="$repo/../shared/datasets/zeek-baselines"
+data="$repo/datasets/public/zeek-baselines"
 small="$data/wikipedia/wikipedia.pcap"                  # 136 packets, IPv4 + IPv6, many flows
 bulk="$data/m57-long-http/m57-long-49583-80.pcap"       # 227 packets, one HTTP download
 

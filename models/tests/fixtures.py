@@ -11,9 +11,21 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from tracelab_models import schema as S
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets"
+# The public test traces and Zeek baselines committed with the repository
+# (datasets/public/MANIFEST.md gives source and licence of each file).
+DATASETS = Path(__file__).resolve().parents[2] / "datasets" / "public"
+
+
+def public_dataset(rel: str) -> Path:
+    """A file under datasets/public; a missing one fails the test (it is part of the repository)."""
+    path = DATASETS / rel
+    if not path.exists():
+        pytest.fail(f"{path} not found: it belongs to the repository (datasets/public/MANIFEST.md)")
+    return path
+
 
 _CONN_TYPES = {
     S.TS: pa.float64(),

@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from fixtures import SHARED, host_rows, write_profile
+from fixtures import host_rows, public_dataset, write_profile
 from tracelab_models import schema as S
 from tracelab_models.profile import ProfileError, host_features, read_zeek_conn_log
 from tracelab_models.roles import (
@@ -98,9 +98,7 @@ def test_aggregation_like_fig_8_12():
 
 
 def test_features_from_zeek_conn_log_of_a_real_trace():
-    path = SHARED / "zeek-baselines/ftp-ipv4/baseline/scripts.base.protocols.ftp.ftp-ipv4/conn.log"
-    if not path.exists():
-        pytest.skip(f"SKIPPED (shared datasets not found at {SHARED})")
+    path = public_dataset("zeek-baselines/ftp-ipv4/baseline/scripts.base.protocols.ftp.ftp-ipv4/conn.log")
     conns = read_zeek_conn_log(path)
     feats = {r[S.HOST]: r for r in host_features(conns).to_pylist()}
     # Counted by hand from the 5 rows of Zeek's baseline: the client 141.142.220.235

@@ -1,7 +1,7 @@
 """Our C4.5 against Weka's real J48 (default options) on the same data.
 
 Same tree text on the full data set, and per fold the same test accuracy within one
-instance, on iris, the Wisconsin breast-cancer set and role features of shared traces.
+instance, on iris, the Wisconsin breast-cancer set and role features of public traces.
 """
 
 from pathlib import Path
@@ -79,21 +79,21 @@ def test_same_tree_and_fold_accuracy(cp, tmp_path, dataset):
     print("per-fold correct(ours) - correct(J48):", diffs)
 
 
-def test_role_features_of_shared_traces(cp, tmp_path):
+def test_role_features_of_public_traces(cp, tmp_path):
     """Host features (six role features, derived server labels) of every Zeek baseline
-    conn.log in the shared datasets, one instance per host per trace."""
-    from fixtures import SHARED
+    conn.log in datasets/public, one instance per host per trace."""
+    from fixtures import public_dataset
     from tracelab_models.profile import host_features, read_zeek_conn_log
     from tracelab_models.roles import instances_from_table
 
     # Full Zeek TSV logs only (some baselines are header-less zeek-cut projections).
     logs = [
         p
-        for p in sorted((SHARED / "zeek-baselines").glob("*/baseline/*/conn*.log"))
+        for p in sorted(public_dataset("zeek-baselines").glob("*/baseline/*/conn*.log"))
         if "#fields" in p.read_text() and "id.resp_p" in p.read_text()
     ]
     if not logs:
-        pytest.skip(f"SKIPPED (no Zeek baselines under {SHARED})")
+        pytest.fail("no full Zeek conn.log baseline under datasets/public/zeek-baselines")
     X, y = [], []
     for log in logs:
         inst = instances_from_table(host_features(read_zeek_conn_log(log)), local_only=False)

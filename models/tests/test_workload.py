@@ -5,7 +5,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from fixtures import SHARED, write_profile
+from fixtures import public_dataset, write_profile
 from tracelab_models import workload
 from tracelab_models.profile import ProfileError
 
@@ -129,12 +129,10 @@ def test_no_local_traffic_is_a_clear_error(tmp_path):
 
 
 @pytest.mark.parametrize("trace", ["zeek-baselines/wikipedia/wikipedia.pcap", "real/tcpreplay/test.pcap"])
-def test_derive_on_shared_real_trace(tmp_path, trace):
+def test_derive_on_public_real_trace(tmp_path, trace):
     if not ANALYZER.exists():
         pytest.skip(f"SKIPPED (analyzer not built: {ANALYZER}; cargo build --release in analyzer/)")
-    path = SHARED / trace
-    if not path.exists():
-        pytest.skip(f"SKIPPED (shared trace not found: {path})")
+    path = public_dataset(trace)
     out = tmp_path / "profile"
     # Private (RFC 1918) and link-local space is the enterprise in these public traces.
     subprocess.run(

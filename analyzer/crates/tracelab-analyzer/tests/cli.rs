@@ -1,6 +1,6 @@
 //! End-to-end tests of the `tracelab-analyzer` binary: the outputs against
 //! Zeek's own conn.log, determinism across thread counts and readers, frame
-//! accounting on every shared trace, and truncated input.
+//! accounting on every public trace, and truncated input.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -16,11 +16,11 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..").canonicalize().unwrap()
 }
 
-#[path = "../../../test-support/shared_datasets.rs"]
-mod shared_datasets;
+#[path = "../../../test-support/public_datasets.rs"]
+mod public_datasets;
 
-fn shared() -> PathBuf {
-    shared_datasets::datasets()
+fn public() -> PathBuf {
+    public_datasets::datasets()
 }
 
 fn tmp(name: &str) -> PathBuf {
@@ -145,11 +145,11 @@ fn outputs_identical_across_threads_and_readers() {
 }
 
 /// Every frame read is decoded or skipped under a named reason, on every
-/// trace of the shared datasets; no trace makes the analyzer crash.
+/// trace of datasets/public; no trace makes the analyzer crash.
 #[test]
-fn every_shared_trace_is_accounted_for() {
-    let traces = shared_datasets::traces(&shared_datasets::datasets());
-    assert!(traces.len() > 100, "found only {} traces under {}", traces.len(), shared().display());
+fn every_public_trace_is_accounted_for() {
+    let traces = public_datasets::traces(&public());
+    assert!(traces.len() > 100, "found only {} traces under {}", traces.len(), public().display());
     let mut read_errors = 0;
     for (i, t) in traces.iter().enumerate() {
         let out = tmp(&format!("acct-{i}"));
@@ -187,7 +187,7 @@ fn every_shared_trace_is_accounted_for() {
             .sum();
         assert_eq!(pkts as u64, p["decoded"].as_u64().unwrap(), "{}", t.display());
     }
-    // The MANIFEST lists truncated traces among the shared ones.
+    // The MANIFEST lists truncated traces among the public ones.
     assert!(read_errors > 0, "expected some truncated traces among {}", traces.len());
 }
 
@@ -253,7 +253,7 @@ fn bad_input_exits_2_with_a_clear_error() {
 /// incnx/fan-in/dportin per responder that answered.
 #[test]
 fn host_features_match_counts_from_zeek_conn_log() {
-    let dir = shared().join("zeek-baselines/ftp-ipv4");
+    let dir = public().join("zeek-baselines/ftp-ipv4");
     let out = tmp("ftp-hosts");
     let o = analyze(&dir.join("ipv4.pcap"), &out, &["--threads", "1"]);
     assert!(o.status.success());

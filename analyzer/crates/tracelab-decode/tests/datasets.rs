@@ -1,4 +1,4 @@
-//! The decoder over every trace under ../shared/datasets, against tshark's
+//! The decoder over every trace under datasets/public, against tshark's
 //! view of the same traces (the dataset's generated references: per TCP
 //! conversation frame counts, and the MANIFEST's UDP conversation counts).
 
@@ -8,9 +8,9 @@ use std::path::Path;
 use tracelab_decode::{decode, decode_into, ip_proto, PacketMeta, SkipReason};
 use tracelab_pcap::FrameSource;
 
-#[path = "../../../test-support/shared_datasets.rs"]
-mod shared_datasets;
-use shared_datasets::{datasets, traces};
+#[path = "../../../test-support/public_datasets.rs"]
+mod public_datasets;
+use public_datasets::{datasets, traces};
 
 /// An endpoint as tshark prints it: `addr:port`.
 type Conv = (String, String);
@@ -200,7 +200,7 @@ fn every_frame_is_decoded_or_skipped_for_a_reason() {
 
 /// `decode_into` a reused `PacketMeta` (holding the previous packet, or a
 /// frame that failed half way) gives exactly what `decode` gives, on every
-/// frame of every shared trace: nothing stale survives.
+/// frame of every public trace: nothing stale survives.
 #[test]
 fn decode_into_a_reused_meta_equals_decode() {
     let root = datasets();

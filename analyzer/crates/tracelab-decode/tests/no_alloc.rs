@@ -30,9 +30,9 @@ static GLOBAL: Counting = Counting;
 #[test]
 fn decode_allocates_nothing() {
     // Mixed IPv4/IPv6, TCP/UDP, ARP, 613 UDP and 137 TCP conversations.
-    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/datasets/real/ndpi/gnutella.pcap");
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../datasets/public/real/ndpi/gnutella.pcap");
     let frames: Vec<(u32, Vec<u8>, u32)> = {
-        let mut src = tracelab_pcap::open(&trace).expect("the shared datasets beside the checkout");
+        let mut src = tracelab_pcap::open(&trace).expect("datasets/public in the repository");
         let mut v = Vec::new();
         while let Some(f) = src.next_frame().unwrap() {
             v.push((f.link_type, f.data.to_vec(), f.wire_len));

@@ -1,4 +1,4 @@
-//! RTTs against independent tools on shared real traces.
+//! RTTs against independent tools on public real traces (datasets/public).
 //! * Handshake: tcptrace's "RTT from 3WHS" (precomputed in
 //!   `generated-reference/`, printed to 0.1 ms): a->b is SYN -> SYN/ACK,
 //!   b->a is SYN/ACK -> ACK.
@@ -61,10 +61,7 @@ fn endpoint(h: &tracelab_decode::Addr, p: u16) -> String {
 
 #[test]
 fn handshake_rtt_matches_tcptrace() {
-    let Some(ds) = common::datasets() else {
-        println!("SKIPPED (../shared/datasets not found)");
-        return;
-    };
+    let ds = common::datasets();
     let (mut compared, mut bad) = (0, Vec::new());
     for t in TRACES {
         let refp = ds.join("generated-reference").join(format!("{t}.tcptrace-lr.txt"));
@@ -107,10 +104,7 @@ fn handshake_rtt_matches_tcptrace() {
 
 #[test]
 fn data_ack_min_matches_tshark() {
-    let Some(ds) = common::datasets() else {
-        println!("SKIPPED (../shared/datasets not found)");
-        return;
-    };
+    let ds = common::datasets();
     if Command::new("tshark").arg("-v").output().is_err() {
         println!("SKIPPED (tshark not installed)");
         return;

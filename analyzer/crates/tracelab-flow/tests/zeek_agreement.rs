@@ -1,5 +1,5 @@
 //! Agreement with Zeek's own conn.log baselines (btest) in
-//! `../shared/datasets/zeek-baselines`. For each (trace, baseline) pair the
+//! `datasets/public/zeek-baselines`. For each (trace, baseline) pair the
 //! tracker runs with the server-port set of the scripts that Zeek run
 //! loaded, and every baseline row is compared on the uid-free key fields
 //! the baseline has: 5-tuple, proto, duration (1 µs), bytes, missed bytes,
@@ -159,10 +159,7 @@ fn port_filter(p: &PacketMeta) -> bool {
 
 #[test]
 fn zeek_baselines_agree() {
-    let Some(ds) = common::datasets() else {
-        println!("SKIPPED (../shared/datasets not found beside the checkout)");
-        return;
-    };
+    let ds = common::datasets();
     let base = ds.join("zeek-baselines");
     println!("{:<32} {:<58} {:>5} {:>5} {:>5}  differing fields", "trace", "baseline", "rows", "agree", "floor");
     let mut failures = Vec::new();

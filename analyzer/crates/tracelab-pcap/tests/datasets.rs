@@ -1,4 +1,4 @@
-//! Every trace under ../shared/datasets, read by the pure-Rust readers and
+//! Every trace under datasets/public, read by the pure-Rust readers and
 //! checked against two independent oracles: the packet counts the dataset
 //! MANIFEST records (measured there with capinfos/tshark), and libpcap
 //! itself, frame by frame (timestamp, lengths, link type, bytes).
@@ -8,9 +8,9 @@ use std::path::Path;
 
 use tracelab_pcap::{libpcap, FrameSource, ReadError};
 
-#[path = "../../../test-support/shared_datasets.rs"]
-mod shared_datasets;
-use shared_datasets::{datasets, traces};
+#[path = "../../../test-support/public_datasets.rs"]
+mod public_datasets;
+use public_datasets::{datasets, traces};
 
 /// What a reader produced: frames (owned) and the error that ended it.
 #[derive(Debug)]

@@ -1,6 +1,6 @@
-//! Shared by the integration tests: locate `../shared/datasets` (beside
-//! the checkout, in CI too) and run a trace through reader, decoder and
-//! tracker.
+//! Common to the integration tests: locate `datasets/public` (the public
+//! traces committed with the repository) and run a trace through reader,
+//! decoder and tracker.
 
 use std::path::{Path, PathBuf};
 
@@ -8,11 +8,14 @@ use tracelab_decode::PacketMeta;
 use tracelab_flow::{ConnRecord, Tracker, TrackerConfig};
 use tracelab_pcap::FrameSource;
 
-/// `<repo>/../shared/datasets`, or `None` (the caller prints SKIPPED).
-pub fn datasets() -> Option<PathBuf> {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
-    let d = repo.join("../shared/datasets");
-    d.is_dir().then_some(d)
+// `traces` is not used by these tests.
+#[expect(dead_code)]
+#[path = "../../../../test-support/public_datasets.rs"]
+mod public_datasets;
+
+/// `<repo>/datasets/public`; its absence is a failure, not a skip.
+pub fn datasets() -> PathBuf {
+    public_datasets::datasets()
 }
 
 /// Every decodable packet of a trace, through `keep`, into one tracker;

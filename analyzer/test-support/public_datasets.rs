@@ -1,12 +1,13 @@
-//! The shared real traces, for the tests of every analyzer crate (included
-//! with `#[path]`): `../shared/datasets` beside the checkout, in CI too.
+//! The public test traces committed with the repository, for the tests of
+//! every analyzer crate (included with `#[path]`): `datasets/public` at the
+//! repository root; its `MANIFEST.md` gives source and licence of each file.
 
 use std::path::{Path, PathBuf};
 
 /// The datasets folder; its absence is a failure, not a skip.
 pub fn datasets() -> PathBuf {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/datasets");
-    assert!(d.join("MANIFEST.md").is_file(), "datasets not found at {} (expected beside the checkout)", d.display());
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../datasets/public");
+    assert!(d.join("MANIFEST.md").is_file(), "datasets not found at {} (part of the repository)", d.display());
     d.canonicalize().unwrap()
 }
 
