@@ -31,24 +31,14 @@ struct BasiCQConfig {
   size_t capacity_packets = 16384;  // NOT IN SEEDS
 };
 
-class BasiCQ final : public QueueCore {
+class BasiCQ final : public ChunkCore {
  public:
   explicit BasiCQ(const BasiCQConfig& c = {}) : cfg_(c), buf_(c.capacity_packets), out_(c.capacity_packets) {}
 
   void enqueue(const Packet& in, Time now) override {
     advance(now);
-    ++counters_.offered;
-    Packet p = in;
-    p.arrival = now;
-    if (chunk_wire_size(1, p.length, cfg_.shim) > cfg_.mtu) {
-      ++stats_.oversize;
-      drop(p, DropReason::kEarlyDiscard, now);
-      return;
-    }
-    if (length_packets() >= cfg_.capacity_packets) {
-      drop(p, DropReason::kBufferFull, now);
-      return;
-    }
+    Packet p;
+    if (!admit(cfg_, in, now, p)) return;
     if (!buf_.empty() && chunk_wire_size(buf_.size() + 1, buf_.bytes() + p.length, cfg_.shim) > cfg_.mtu) {
       form_chunk();
       ++stats_.mtu_chunks;
@@ -73,7 +63,6 @@ class BasiCQ final : public QueueCore {
 
   uint64_t length_packets() const override { return buf_.size() + out_.packets(); }
   uint64_t length_bytes() const override { return buf_.bytes() + out_.bytes(); }
-  const ChunkStats& stats() const { return stats_; }
   const BasiCQConfig& config() const { return cfg_; }
 
  private:
@@ -98,7 +87,6 @@ class BasiCQ final : public QueueCore {
   PacketRing buf_;
   ChunkOutput out_;
   Time timer_ = kNever;
-  ChunkStats stats_;
 };
 
 }  // namespace tracelab

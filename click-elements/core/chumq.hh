@@ -75,7 +75,7 @@ struct ChuMQConfig {
   ChuMQContention contention = ChuMQContention::kTimerFirst;
 };
 
-class ChuMQ final : public QueueCore {
+class ChuMQ final : public ChunkCore {
  public:
   explicit ChuMQ(const ChuMQConfig& c = {}) : cfg_(c), out_(c.capacity_packets) {
     if (cfg_.timers.empty()) cfg_.timers.push_back(50 * kMicrosecond);
@@ -84,27 +84,12 @@ class ChuMQ final : public QueueCore {
     expiry_.assign(cfg_.timers.size(), kNever);
   }
 
-  size_t select_buffer(const Packet& p) const {
-    size_t i = 0;
-    if (p.budget == kNever) return cfg_.timers.size() - 1;
-    while (i + 1 < cfg_.timers.size() && cfg_.timers[i + 1] <= p.budget) ++i;
-    return i;
-  }
+  size_t select_buffer(const Packet& p) const { return select_class_buffer(cfg_.timers, p); }
 
   void enqueue(const Packet& in, Time now) override {
     if (fifo()) advance(now);
-    ++counters_.offered;
-    Packet p = in;
-    p.arrival = now;
-    if (chunk_wire_size(1, p.length, cfg_.shim) > cfg_.mtu) {
-      ++stats_.oversize;
-      drop(p, DropReason::kEarlyDiscard, now);
-      return;
-    }
-    if (length_packets() >= cfg_.capacity_packets) {
-      drop(p, DropReason::kBufferFull, now);
-      return;
-    }
+    Packet p;
+    if (!admit(cfg_, in, now, p)) return;
     const size_t i = select_buffer(p);
     PacketRing& b = bufs_[i];
     if (fifo() && !b.empty() && chunk_wire_size(b.size() + 1, b.bytes() + p.length, cfg_.shim) > cfg_.mtu) {
@@ -149,7 +134,6 @@ class ChuMQ final : public QueueCore {
   }
   size_t buffers() const { return bufs_.size(); }
   size_t buffer_length(size_t i) const { return bufs_[i].size(); }
-  const ChunkStats& stats() const { return stats_; }
 
  private:
   bool fifo() const { return cfg_.contention == ChuMQContention::kFifo; }
@@ -241,7 +225,6 @@ class ChuMQ final : public QueueCore {
   std::vector<PacketRing> bufs_;
   std::vector<Time> expiry_;
   ChunkOutput out_;
-  ChunkStats stats_;
 };
 
 }  // namespace tracelab

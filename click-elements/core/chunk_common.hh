@@ -29,6 +29,16 @@
 
 namespace tracelab {
 
+inline Time deadline_of(const Packet& p) {
+  if (p.budget == kNever) return kNever;
+  return p.arrival + p.budget;
+}
+
+// Chunk size in bytes for n packets carrying `payload` bytes.
+inline uint64_t chunk_wire_size(uint64_t n, uint64_t payload, bool shim) {
+  return payload + (shim ? jg::header_size(n) : 0);
+}
+
 struct ChunkStats {
   uint64_t chunks = 0;         // chunks handed to the link
   uint64_t chunk_packets = 0;  // packets in them
@@ -43,20 +53,28 @@ struct ChunkStats {
   uint64_t class_violations[256] = {};
   Time max_excess = 0;  // largest (transmission start - deadline)
   double mean_chunk_bytes() const { return chunks ? double(chunk_bytes) / double(chunks) : 0.0; }
-};
 
-inline Time deadline_of(const Packet& p) {
-  if (p.budget == kNever) return kNever;
-  return p.arrival + p.budget;
-}
+  // Packet p starts transmission at `now` in a chunk (violation: ⚠AMB-18).
+  void note_served(const Packet& p, Time now) {
+    ++class_served[p.cls];
+    const Time dl = deadline_of(p);
+    if (dl != kNever && now > dl) {
+      ++violations;
+      ++class_violations[p.cls];
+      if (now - dl > max_excess) max_excess = now - dl;
+    }
+  }
+  // `out` holds a whole chunk of `payload` bytes: set its wire size, count it.
+  void note_chunk(Batch& out, uint64_t payload, bool shim) {
+    out.wire_bytes = static_cast<uint32_t>(chunk_wire_size(out.count, payload, shim));
+    ++chunks;
+    chunk_packets += out.count;
+    chunk_bytes += out.wire_bytes;
+  }
+};
 
 // Packets one chunk can hold at most (every IP packet has >= 20 bytes).
 inline uint32_t max_chunk_packets(uint32_t mtu) { return mtu / 20 + 1; }
-
-// Chunk size in bytes for n packets carrying `payload` bytes.
-inline uint64_t chunk_wire_size(uint64_t n, uint64_t payload, bool shim) {
-  return payload + (shim ? jg::header_size(n) : 0);
-}
 
 // Formed chunks waiting for the link, FIFO (chunk transmission contention,
 // §6.2). Packets are stored flat; tag 1 marks the first packet of a chunk.
@@ -79,23 +97,14 @@ class ChunkOutput {
       const Packet& p = ring_.front();
       out.packets[out.count++] = p;
       payload += p.length;
-      ++st.class_served[p.cls];
-      const Time dl = deadline_of(p);
-      if (dl != kNever && now > dl) {
-        ++st.violations;
-        ++st.class_violations[p.cls];
-        if (now - dl > st.max_excess) st.max_excess = now - dl;
-      }
+      st.note_served(p, now);
       ring_.pop();
     } while (!ring_.empty() && ring_.front_tag() == 0 && out.count < out.capacity);
     if (!ring_.empty() && ring_.front_tag() == 0) {
       ring_.set_tag_at(0, 1);
       ++st.split_chunks;
     }
-    out.wire_bytes = static_cast<uint32_t>(chunk_wire_size(out.count, payload, shim));
-    ++st.chunks;
-    st.chunk_packets += out.count;
-    st.chunk_bytes += out.wire_bytes;
+    st.note_chunk(out, payload, shim);
     served += out.count;
     return true;
   }
@@ -103,5 +112,46 @@ class ChunkOutput {
  private:
   PacketRing ring_;
 };
+
+// What BasiCQ, ChuMQ and ChuTQ share: the statistics and the admission.
+class ChunkCore : public QueueCore {
+ public:
+  const ChunkStats& stats() const { return stats_; }
+
+ protected:
+  // The admission every chunking core applies first (its Config has mtu,
+  // shim and capacity_packets): count the offer and copy `in` into `p`
+  // stamped with the arrival `now`; drop a packet no chunk can carry
+  // (kEarlyDiscard, counted in `oversize`), then one finding the node full
+  // (kBufferFull). Returns whether `p` is admitted.
+  template <typename Config>
+  bool admit(const Config& cfg, const Packet& in, Time now, Packet& p) {
+    ++counters_.offered;
+    p = in;
+    p.arrival = now;
+    if (chunk_wire_size(1, p.length, cfg.shim) > cfg.mtu) {
+      ++stats_.oversize;
+      drop(p, DropReason::kEarlyDiscard, now);
+      return false;
+    }
+    if (length_packets() >= cfg.capacity_packets) {
+      drop(p, DropReason::kBufferFull, now);
+      return false;
+    }
+    return true;
+  }
+
+  ChunkStats stats_;
+};
+
+// ChuMQ's and ChuTQ's class buffer for packet p: the largest i with
+// timers[i] <= its budget, 0 when the budget is below timers[1] (also below
+// timers[0]: ⚠AMB-19), the last buffer when it has no budget.
+inline size_t select_class_buffer(const std::vector<Time>& timers, const Packet& p) {
+  size_t i = 0;
+  if (p.budget == kNever) return timers.size() - 1;
+  while (i + 1 < timers.size() && timers[i + 1] <= p.budget) ++i;
+  return i;
+}
 
 }  // namespace tracelab

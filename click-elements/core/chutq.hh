@@ -54,7 +54,7 @@ struct ChuTQConfig {
   size_t capacity_packets = 16384;        // NOT IN SEEDS; all packets held
 };
 
-class ChuTQ final : public QueueCore {
+class ChuTQ final : public ChunkCore {
  public:
   explicit ChuTQ(const ChuTQConfig& c = {}) : cfg_(c), cb_(static_cast<uint32_t>(c.capacity_packets)) {
     if (cfg_.timers.empty()) cfg_.timers.push_back(50 * kMicrosecond);
@@ -62,26 +62,11 @@ class ChuTQ final : public QueueCore {
     for (size_t i = 0; i < cfg_.timers.size(); ++i) bufs_.emplace_back(static_cast<uint32_t>(c.capacity_packets));
   }
 
-  size_t select_buffer(const Packet& p) const {
-    size_t i = 0;
-    if (p.budget == kNever) return cfg_.timers.size() - 1;
-    while (i + 1 < cfg_.timers.size() && cfg_.timers[i + 1] <= p.budget) ++i;
-    return i;
-  }
+  size_t select_buffer(const Packet& p) const { return select_class_buffer(cfg_.timers, p); }
 
   void enqueue(const Packet& in, Time now) override {
-    ++counters_.offered;
-    Packet p = in;
-    p.arrival = now;
-    if (chunk_wire_size(1, p.length, cfg_.shim) > cfg_.mtu) {
-      ++stats_.oversize;
-      drop(p, DropReason::kEarlyDiscard, now);
-      return;
-    }
-    if (length_packets() >= cfg_.capacity_packets) {
-      drop(p, DropReason::kBufferFull, now);
-      return;
-    }
+    Packet p;
+    if (!admit(cfg_, in, now, p)) return;
     bufs_[select_buffer(p)].push_back(p);
     ++held_packets_;
     held_bytes_ += p.length;
@@ -102,21 +87,12 @@ class ChuTQ final : public QueueCore {
       const Packet& p = cb_.front();
       out.packets[out.count++] = p;
       payload += p.length;
-      ++stats_.class_served[p.cls];
-      const Time dl = deadline_of(p);
-      if (dl != kNever && now > dl) {
-        ++stats_.violations;
-        ++stats_.class_violations[p.cls];
-        if (now - dl > stats_.max_excess) stats_.max_excess = now - dl;
-      }
+      stats_.note_served(p, now);
       cb_bytes_ -= p.length;
       cb_.drop_front();
     }
     if (!cb_.empty()) ++stats_.split_chunks;
-    out.wire_bytes = static_cast<uint32_t>(chunk_wire_size(out.count, payload, cfg_.shim));
-    ++stats_.chunks;
-    stats_.chunk_packets += out.count;
-    stats_.chunk_bytes += out.wire_bytes;
+    stats_.note_chunk(out, payload, cfg_.shim);
     counters_.served += out.count;
     held_packets_ -= out.count;
     held_bytes_ -= payload;
@@ -140,7 +116,6 @@ class ChuTQ final : public QueueCore {
   uint64_t length_bytes() const override { return held_bytes_; }
   size_t chunking_buffer_length() const { return cb_.size(); }
   size_t buffer_length(size_t i) const { return bufs_[i].size(); }
-  const ChunkStats& stats() const { return stats_; }
 
  private:
   // alpha of packet p at `now`, compared as doubles. When r <= 0: +inf
@@ -228,7 +203,6 @@ class ChuTQ final : public QueueCore {
   bool cb_full_ = false;
   Time output_free_ = 0;
   uint64_t held_packets_ = 0, held_bytes_ = 0;  // class buffers + chunking buffer
-  ChunkStats stats_;
 };
 
 }  // namespace tracelab
