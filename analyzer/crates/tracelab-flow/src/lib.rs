@@ -14,6 +14,7 @@
 //! and [`Tracker::finish`] sorted by (start time, key), and uids are a pure
 //! function of (first timestamp, 5-tuple).
 
+mod common;
 mod key;
 mod metrics;
 mod record;

@@ -19,7 +19,7 @@
 
 use tracelab_decode::tcp_flags as F;
 
-use crate::tracker::Common;
+use crate::common::Common;
 use crate::TrackerConfig;
 
 const TOO_LARGE_SEQ_DELTA: i32 = 1_048_576;

@@ -14,47 +14,12 @@ use std::collections::HashMap;
 
 use tracelab_decode::{ip_proto, Addr, PacketMeta};
 
+use crate::common::Common;
 use crate::key::{splitmix64, uid, zeek_ports, FlowKey, FxBuild};
 use crate::metrics::TcpMetrics;
 use crate::record::{ConnRecord, ConnState, LoadBin, RttRecord};
 use crate::tcp::{EpState, Tcp};
 use crate::TrackerConfig;
-
-/// Connection-level state Zeek keeps in `Connection`/`Session`.
-#[derive(Clone, Debug)]
-pub(crate) struct Common {
-    pub history: String,
-    /// Zeek's `hist_seen`: originator bits low, responder bits << 16, by
-    /// the role at the time the letter was recorded (not swapped on flips).
-    pub hist_seen: u32,
-    /// The slot (0 = sender of the first packet) currently the originator.
-    pub orig_slot: usize,
-    pub last_ns: i64,
-    pub inactivity_ns: i64,
-    pub missed_bytes: u64,
-}
-
-impl Common {
-    pub fn check_history(&mut self, mask: u32, code: char) -> bool {
-        if self.hist_seen & mask == 0 {
-            self.hist_seen |= mask;
-            self.history.push(code);
-            false
-        } else {
-            true
-        }
-    }
-
-    pub fn set_inactivity(&mut self, t: i64) {
-        self.inactivity_ns = t;
-    }
-
-    /// Conn::FlipRoles: the role swap and its '^' history letter.
-    pub fn flip(&mut self) {
-        self.orig_slot ^= 1;
-        self.history.push('^');
-    }
-}
 
 /// A TCP connection's state, boxed: most of a connection's size, and
 /// only TCP has it.
