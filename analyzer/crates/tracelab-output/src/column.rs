@@ -7,7 +7,7 @@
 //! kind (`Columns`), so filling a cell reaches its vector without a match on
 //! the kind; the writer sees them through `Encode`, once per column chunk.
 
-use crate::table::Kind;
+use crate::schema::Kind;
 
 /// A column of one row group. Only non-null values are stored (PLAIN and
 /// dictionary pages leave nulls out too), and the rows that have none are

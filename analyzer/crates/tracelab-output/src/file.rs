@@ -21,7 +21,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use crate::column::{Columns, Encode, MinMax};
-use crate::table::{Codec, Kind};
+use crate::schema::{Codec, Kind};
 use crate::thrift::{self, Compact};
 
 const MAGIC: &[u8; 4] = b"PAR1";

@@ -5,5 +5,6 @@
 mod column;
 pub mod conn;
 mod file;
+mod schema;
 pub mod table;
 mod thrift;

@@ -8,41 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::column::{Columns, PerKind};
 use crate::file::FileWriter;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    F64,
-    I64,
-    I32,
-    /// A label from a small set (proto, state, history, side, ...):
-    /// dictionary-encoded, and without min/max (nobody filters on the
-    /// lexical range of labels).
-    Str,
-    /// A string nearly unique per row (uids, addresses): written plain,
-    /// since a dictionary would only cost a hash per value and then grow
-    /// with every row.
-    Id,
-    Bool,
-}
-
-/// Page compression. None is the default: Snappy adds ~330 instructions
-/// per packet of the trace (+17 % on the whole profile, callgrind) for
-/// files ~1.9x smaller; `--compression snappy` is for profiles kept long.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Codec {
-    #[default]
-    None,
-    Snappy,
-}
-
-impl Codec {
-    pub fn name(self) -> &'static str {
-        match self {
-            Codec::None => "none",
-            Codec::Snappy => "snappy",
-        }
-    }
-}
+pub use crate::schema::{Codec, Kind};
 
 /// The columns of a table being filled, and its rows so far. Rows are
 /// appended through `row()`, column after column, or a run at a time
