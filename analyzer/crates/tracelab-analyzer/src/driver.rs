@@ -11,8 +11,6 @@
 //! stays bounded by active connections plus one epoch of finished ones.
 
 use std::collections::BTreeMap;
-use std::fs::{self, File};
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::thread;
@@ -22,10 +20,8 @@ use tracelab_decode::{decode_into, ip_proto, Addr, PacketMeta, SkipReason};
 use tracelab_flow::{ConnRecord, Seen, Tracker, TrackerConfig, Uid};
 use tracelab_pcap::{FrameSource, ReadError, Source};
 
-use crate::hosts::HostTable;
-use crate::scope::{LocalNets, Locality, Scope};
-use crate::spill::LoadSpill;
-use crate::writers::{Composition, OutputWriters, SizeHistogram};
+use crate::scope::{LocalNets, Scope};
+use crate::writers::{Composition, OutputConfig, OutputError, OutputSink, SizeHistogram, Totals};
 use tracelab_output::table::Codec;
 
 pub const EPOCH_NS: i64 = 1_000_000_000;
@@ -242,7 +238,7 @@ struct Merger {
 impl Merger {
     /// Takes one shard's epoch; writes every epoch all shards have reported.
     /// Each vector goes back to its shard emptied, through `shards`.
-    fn offer(&mut self, result: EpochResult, out: &mut Sink, shards: &[Shard]) -> std::io::Result<()> {
+    fn offer(&mut self, result: EpochResult, out: &mut OutputSink, shards: &[Shard]) -> Result<(), OutputError> {
         self.pending.entry(result.epoch).or_insert_with(|| Vec::with_capacity(self.shards)).push(result);
         // Epochs complete in order per shard, so write every leading complete one.
         while let Some(entry) = self.pending.first_entry() {
@@ -260,7 +256,7 @@ impl Merger {
             }
             self.order.sort_unstable();
             for &(_, _, k, i) in &self.order {
-                out.write(&results[k as usize].records[i as usize])?;
+                out.connection(&results[k as usize].records[i as usize])?;
             }
             for r in results {
                 give_back(shards, r);
@@ -279,43 +275,6 @@ fn give_back(shards: &[Shard], mut result: EpochResult) {
     }
 }
 
-/// Everything a finished connection is written to.
-struct Sink<'a> {
-    cfg: &'a ProfileConfig,
-    writers: OutputWriters,
-    hosts: HostTable,
-    load: LoadSpill,
-    count: u64,
-    /// First packet's time, for conn.log's `#open`.
-    open_ns: i64,
-    /// Connections per IP protocol number and per `conn_state` (by its
-    /// discriminant, with its name), folded into named maps at the end (two
-    /// map updates per connection cost ~165 instructions).
-    by_ip_proto: [u64; 256],
-    by_state: [(&'static str, u64); STATES],
-}
-
-/// At least the number of `ConnState` values (`OTH` is the last).
-const STATES: usize = 16;
-const _: () = assert!((tracelab_flow::ConnState::OTH as usize) < STATES);
-
-impl Sink<'_> {
-    fn write(&mut self, c: &ConnRecord) -> std::io::Result<()> {
-        let ends = Locality::of(&self.cfg.local, &c.orig_h, &c.resp_h);
-        let scope = ends.scope();
-        self.writers.connection(c, self.count, ends, !self.cfg.local.is_empty(), self.open_ns)?;
-        self.by_ip_proto[usize::from(c.ip_proto)] += 1;
-        let state = &mut self.by_state[c.conn_state as usize];
-        *state = (c.conn_state.name(), state.1 + 1);
-        self.hosts.add(c, ends);
-        for b in &c.load_bins {
-            self.load.push(b, scope, &c.orig_h, &c.resp_h)?;
-        }
-        self.count += 1;
-        Ok(())
-    }
-}
-
 fn open_source(cfg: &ProfileConfig) -> Result<Source<'static>, ReadError> {
     match cfg.reader {
         ReaderKind::Native => tracelab_pcap::open(&cfg.trace),
@@ -330,10 +289,8 @@ pub enum ProfileError {
     /// an `Err`: see [`Accounting::read_error`]).
     #[error(transparent)]
     Open(#[from] ReadError),
-    #[error("{}: cannot create output directory: {source}", dir.display())]
-    CreateOutDir { dir: PathBuf, source: std::io::Error },
-    #[error("{}: writing outputs: {source}", dir.display())]
-    Write { dir: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Output(#[from] OutputError),
     #[error("a tracker thread stopped unexpectedly")]
     TrackerStopped,
     #[error("a tracker thread panicked")]
@@ -347,20 +304,14 @@ pub enum ProfileError {
 pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
     let started = Instant::now();
     let mut source = open_source(cfg)?;
-    fs::create_dir_all(cfg.out_dir.join("samples"))
-        .map_err(|source| ProfileError::CreateOutDir { dir: cfg.out_dir.clone(), source })?;
-    let io = |source: std::io::Error| ProfileError::Write { dir: cfg.out_dir.clone(), source };
-
-    let mut sink = Sink {
-        cfg,
-        writers: OutputWriters::create(&cfg.out_dir, cfg.compression).map_err(io)?,
-        hosts: HostTable::default(),
-        load: LoadSpill::create(&cfg.out_dir).map_err(io)?,
-        count: 0,
-        open_ns: 0,
-        by_ip_proto: [0; 256],
-        by_state: [("", 0); STATES],
-    };
+    let mut sink = OutputSink::create(OutputConfig {
+        dir: cfg.out_dir.clone(),
+        codec: cfg.compression,
+        local: cfg.local.clone(),
+        servers: cfg.servers.clone(),
+        roles: cfg.roles.clone(),
+        bin_ns: cfg.bin_ns,
+    })?;
     let threads = cfg.threads.max(1);
     let mut shards: Vec<Shard> = (0..threads).map(|i| spawn_shard(i, cfg.tracker.clone(), cfg.local.clone())).collect();
     let mut merger = Merger { pending: BTreeMap::new(), shards: threads, order: Vec::new() };
@@ -371,7 +322,7 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
     // Network time: the latest timestamp decoded (meaningful once
     // `epoch_end` is set).
     let mut now = i64::MIN;
-    let mut first_write_error: Option<std::io::Error> = None;
+    let mut first_write_error: Option<OutputError> = None;
     // Decoded into in place, then copied once into a shard's batch.
     let mut meta = PacketMeta::default();
 
@@ -414,7 +365,7 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
             None => {
                 // The first decoded packet.
                 acc.first_ts_ns = Some(meta.ts_ns);
-                sink.open_ns = meta.ts_ns;
+                sink.open_at(meta.ts_ns);
                 epoch_end = Some((now.div_euclid(EPOCH_NS) + 1) * EPOCH_NS);
             }
             Some(end) if now >= end => {
@@ -463,36 +414,21 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
         sizes.merge(&shard.handle.join().map_err(|_| ProfileError::TrackerPanicked)?);
     }
     if let Some(e) = first_write_error {
-        return Err(io(e));
+        return Err(e.into());
     }
     progress.finish(acc.frames, source.offset());
 
-    let Sink { writers, hosts, load, count, by_ip_proto, by_state, .. } = sink;
-    let mut by_proto = BTreeMap::new();
-    for (p, n) in (0..=u8::MAX).zip(by_ip_proto).filter(|&(_, n)| n > 0) {
-        *by_proto.entry(tracelab_output::conn::proto_name(p)).or_default() += n;
-    }
-    let by_state = by_state.into_iter().filter(|&(_, n)| n > 0).collect();
-    let servers = hosts.servers(&cfg.servers);
-    let (mut files, composition) = writers.finish(&cfg.out_dir, &acc, &servers, &cfg.local, &sizes).map_err(io)?;
-    files.push(
-        crate::writers::write_hosts(&cfg.out_dir, &hosts, &servers, &cfg.local, cfg.roles.as_deref(), cfg.compression)
-            .map_err(io)?,
-    );
-    files.push(
-        crate::writers::write_load(&cfg.out_dir, load, &servers, &cfg.local, cfg.bin_ns, cfg.compression)
-            .map_err(io)?,
-    );
+    let w = sink.finish(Totals { last_ts_ns: acc.last_ts_ns, sizes })?;
     Ok(Profile {
         accounting: acc,
-        servers: servers.0.len(),
-        local_hosts: hosts.addrs().filter(|a| cfg.local.is_local(a)).count(),
-        hosts: hosts.len(),
-        connections: count,
-        by_proto,
-        by_state,
-        composition,
-        files,
+        servers: w.servers,
+        local_hosts: w.local_hosts,
+        hosts: w.hosts,
+        connections: w.connections,
+        by_proto: w.by_proto,
+        by_state: w.by_state,
+        composition: w.composition,
+        files: w.files,
         elapsed_s: started.elapsed().as_secs_f64(),
     })
 }
@@ -504,12 +440,4 @@ pub fn all_skip_reasons() -> impl Iterator<Item = &'static str> {
 
 pub fn relative(out: &Path, p: &Path) -> String {
     p.strip_prefix(out).unwrap_or(p).display().to_string()
-}
-
-pub fn create_file(path: &Path) -> std::io::Result<BufWriter<File>> {
-    Ok(BufWriter::with_capacity(1 << 20, File::create(path)?))
-}
-
-pub fn flush(mut w: BufWriter<File>) -> std::io::Result<()> {
-    w.flush()
 }
