@@ -3,7 +3,7 @@
 #   make test    set up (with the test oracles), build, run every test suite
 # See docs/CONTRIBUTING.md for building and testing one part alone.
 
-.PHONY: demo test setup build baselines bench bench-analyzer bench-cores clean help
+.PHONY: demo test lint setup build baselines bench bench-analyzer bench-cores clean help
 
 help:
 	@sed -n '2,4p' Makefile
@@ -20,6 +20,10 @@ demo: build
 test:
 	bash scripts/setup.sh --test
 	.venv/bin/python scripts/run-tests.py
+
+# The style and structure gates alone (also part of make test).
+lint: setup
+	bash scripts/lint.sh
 
 # Rewrite tests/baselines/ from the current outputs (review the diff, commit it).
 baselines: build

@@ -4,11 +4,13 @@ them: `N passed, N failed, N skipped`. Exit status 1 if anything failed or a
 suite could not run.
 
 Suites: cargo test (analyzer), ctest (click-elements, replay engine), pytest
-(models, replay, end-to-end tests), and the Click example runner (counted as
-skipped, with its reason, when no Click installation is present).
+(models, replay, end-to-end tests), the Click example runner (counted as
+skipped, with its reason, when no Click installation is present) and the lint
+gates (scripts/lint.sh: formatting, clippy, ruff, import contracts, module
+cycles; one test per gate).
 
   scripts/run-tests.py            all suites
-  scripts/run-tests.py rust cpp   only those (rust, cpp, python, click)
+  scripts/run-tests.py rust cpp   only those (rust, cpp, python, click, lint)
 """
 
 from __future__ import annotations
@@ -145,9 +147,9 @@ def python() -> list[Result]:
     return results
 
 
-def click() -> Result:
-    r = Result("click examples")
-    script = ROOT / "click-elements" / "click" / "run-examples.sh"
+def pass_fail_script(name: str, script: Path) -> Result:
+    """A script that prints `PASS x`, `FAIL x` and `SKIPPED (reason)` lines."""
+    r = Result(name)
     if not script.exists():
         return r
     status, out = tee(["bash", str(script)])
@@ -158,11 +160,20 @@ def click() -> Result:
     r.notes.extend(f"SKIPPED ({s})" for s in skips)
     if status != 0 and r.failed == 0:
         r.failed += 1
-        r.notes.append(f"run-examples.sh exited {status}")
+        r.notes.append(f"{script.name} exited {status}")
     return r
 
 
-SUITES = {"rust": rust, "cpp": cpp, "python": python, "click": click}
+def click() -> Result:
+    return pass_fail_script("click examples", ROOT / "click-elements" / "click" / "run-examples.sh")
+
+
+def lint() -> Result:
+    """The style and structure gates (scripts/lint.sh), one test each."""
+    return pass_fail_script("lint gates", ROOT / "scripts" / "lint.sh")
+
+
+SUITES = {"rust": rust, "cpp": cpp, "python": python, "click": click, "lint": lint}
 
 
 def main(argv: list[str]) -> int:
