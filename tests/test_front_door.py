@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACELAB = [sys.executable, "-m", "tracelab.cli"]
-COMMANDS = ("profile", "roles", "model", "replay", "synth", "fidelity", "report", "demo")
+COMMANDS = ("profile", "roles", "model", "replay", "synth", "fidelity", "query", "report", "demo")
 
 
 def run(*args: str, **kw) -> subprocess.CompletedProcess:
@@ -41,7 +41,7 @@ def test_help_imports_no_heavy_package():
     r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     loaded = r.stdout.strip().splitlines()[-1]
-    for heavy in ("numpy", "scipy", "pyarrow", "sklearn", "matplotlib", "tracelab_engine", "tracelab_models"):
+    for heavy in ("numpy", "scipy", "pyarrow", "sklearn", "matplotlib", "tracelab_engine", "tracelab_models", "duckdb"):
         assert f"'{heavy}'" not in loaded, f"tracelab --help imports {heavy}"
 
 

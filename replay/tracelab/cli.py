@@ -86,6 +86,13 @@ SUBCOMMANDS = [
         "build the analyzer: `make build`",
     ),
     Subcommand(
+        "query",
+        "SQL over profiles and datasets of profiles (DuckDB, out of core)",
+        'tracelab query out/trace "SELECT proto, count(*) FROM connections GROUP BY proto"',
+        lambda: python_entry("tracelab.query", "main") if importlib.util.find_spec("duckdb") else None,
+        "install duckdb: `make setup`",
+    ),
+    Subcommand(
         "report",
         "render HTML reports with plots of profiles, replay runs and sweeps",
         "tracelab report out/demo/profile out/demo/replay/efd -o out/report",

@@ -1,0 +1,133 @@
+"""`tracelab query`: SQL (DuckDB) over a profile, a directory of profiles and
+a hive-partitioned dataset, checked against the same figures computed with
+pyarrow from the Parquet files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TRACE = ROOT / "datasets" / "real" / "pcapplusplus-example.pcap"
+
+
+def tracelab(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tracelab.cli", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def query(dataset: Path, sql: str, *extra: str) -> subprocess.CompletedProcess:
+    return tracelab("query", str(dataset), sql, *extra, cwd=dataset.parent)
+
+
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("q")
+    r = tracelab("profile", str(TRACE), "--local", "10.0.0.0/8", "-o", "p", "--quiet", "--no-progress", cwd=out)
+    assert r.returncode == 0, r.stderr
+    return out / "p"
+
+
+def rows_of_csv(text: str) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_aggregates_equal_pyarrow(profile):
+    r = query(profile, "SELECT proto, count(*) AS n, sum(orig_bytes) AS ob FROM connections GROUP BY proto", "--format",
+              "csv")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    got = {row["proto"]: (int(row["n"]), int(row["ob"])) for row in rows_of_csv(r.stdout)}
+    t = pq.read_table(profile / "connections.parquet")
+    want: dict[str, list[int]] = {}
+    for proto, ob in zip(t.column("proto").to_pylist(), t.column("orig_bytes").to_pylist(), strict=True):
+        n, total = want.get(proto, [0, 0])
+        want[proto] = [n + 1, total + (ob or 0)]
+    assert got == {k: tuple(v) for k, v in want.items()}
+
+
+def test_every_profile_table_is_a_view(profile):
+    r = tracelab("query", str(profile), "--tables", cwd=profile.parent)
+    assert r.returncode == 0, r.stderr
+    names = [line.split(":")[0] for line in r.stdout.splitlines()]
+    assert names == ["connections", "hosts", "load", "rtt", "trains", "warmups", "packet_sizes"]
+    r = query(profile, "SELECT count(*) AS n FROM rtt", "--format", "json")
+    assert json.loads(r.stdout) == [{"n": pq.read_table(profile / "samples" / "rtt.parquet").num_rows}]
+
+
+def test_a_directory_of_profiles_names_each_rows_profile(profile, tmp_path):
+    many = tmp_path / "many"
+    for name in ("day1", "day2"):
+        shutil.copytree(profile, many / name)
+    r = query(many, "SELECT profile, count(*) AS n FROM connections GROUP BY profile ORDER BY profile", "--format",
+              "csv")  # fmt: skip
+    n = pq.read_table(profile / "connections.parquet").num_rows
+    assert rows_of_csv(r.stdout) == [{"profile": "day1", "n": str(n)}, {"profile": "day2", "n": str(n)}]
+    r = query(many, "SELECT count(*) AS n FROM rtt WHERE profile = 'day2'", "--format", "json")
+    assert json.loads(r.stdout) == [{"n": pq.read_table(profile / "samples" / "rtt.parquet").num_rows}]
+
+
+def test_a_hive_partitioned_dataset_has_its_partition_columns(profile, tmp_path):
+    t = pq.read_table(profile / "connections.parquet")
+    ds = tmp_path / "ds"
+    halves = {"2013-05-02": t.slice(0, 50), "2013-05-03": t.slice(50)}
+    for date, part in halves.items():
+        (ds / "connections" / f"date={date}").mkdir(parents=True)
+        pq.write_table(part, ds / "connections" / f"date={date}" / "part-0.parquet")
+    r = query(ds, "SELECT date, count(*) AS n FROM connections GROUP BY date ORDER BY date", "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    assert [(row["date"], int(row["n"])) for row in rows_of_csv(r.stdout)] == [
+        ("2013-05-02", 50),
+        ("2013-05-03", t.num_rows - 50),
+    ]
+
+
+def test_parquet_output_round_trips(profile, tmp_path):
+    out = tmp_path / "tcp.parquet"
+    r = query(profile, "SELECT uid, orig_bytes FROM connections WHERE proto = 'tcp' ORDER BY uid", "--format",
+              "parquet", "-o", str(out))  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    got = pq.read_table(out)
+    t = pq.read_table(profile / "connections.parquet").filter(pa.compute.equal(pa.compute.field("proto"), "tcp"))
+    assert got.column("uid").to_pylist() == sorted(t.column("uid").to_pylist())
+    assert pq.ParquetFile(out).metadata.row_group(0).column(0).compression == "ZSTD"
+    assert [p.name for p in tmp_path.iterdir()] == ["tcp.parquet"]
+
+
+def test_table_output_shows_rows_and_counts(profile):
+    r = query(profile, "SELECT host FROM hosts ORDER BY host", "--max-rows", "3")
+    lines = r.stdout.splitlines()
+    n = pq.read_table(profile / "hosts.parquet").num_rows
+    assert lines[0] == "host" and set(lines[1]) == {"-"} and len(lines) == 2 + 3 + 1
+    assert lines[-1] == f"({n} rows, the first 3 shown: --max-rows N, or --format csv for all)"
+    assert Counter(query(profile, "SELECT 1 AS x").stdout.splitlines()[-1:]) == Counter(["(1 row)"])
+
+
+@pytest.mark.parametrize(
+    ("args", "status", "says"),
+    [
+        (["SELEC x"], 2, "SQL: Parser Error"),
+        (["SELECT * FROM nosuchtable"], 2, "SQL: Catalog Error"),
+        (["SELECT 1", "--format", "parquet"], 2, "--format parquet needs -o FILE"),
+    ],
+)
+def test_errors_are_one_line(profile, args, status, says):
+    r = tracelab("query", str(profile), *args, cwd=profile.parent)
+    assert r.returncode == status and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines() == [f"tracelab: error: {r.stderr.strip().split('error: ', 1)[1]}"]
+    assert says in r.stderr
+
+
+def test_not_a_dataset_is_an_input_error(tmp_path):
+    r = tracelab("query", str(tmp_path / "nope"), "SELECT 1", cwd=tmp_path)
+    assert r.returncode == 3 and "not a directory" in r.stderr
+    r = tracelab("query", str(tmp_path), "SELECT 1", cwd=tmp_path)
+    assert r.returncode == 3 and "no table of a profile" in r.stderr
