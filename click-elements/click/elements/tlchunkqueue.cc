@@ -7,7 +7,6 @@
 #include "basicq.hh"
 #include "chumq.hh"
 #include "chutq.hh"
-#include "tltime.hh"
 CLICK_DECLS
 
 // Not `using namespace tracelab`: tracelab::Packet would clash with Click's.
@@ -20,32 +19,14 @@ using tracelab::ChunkStats;
 using tracelab::ChuTQ;
 using tracelab::ChuTQConfig;
 using tracelab::ChuTQPolicy;
-using tracelab::DropReason;
-using tracelab::kMicrosecond;
 using tracelab::kNanosecond;
-using tracelab::kNever;
 using tracelab::Time;
 namespace jg = tracelab::jg;
 
 static constexpr Time kChunkTimeUnit = 10 * kNanosecond;  // chunk_format.hh
 
-TLChunkQueue::TLChunkQueue() : _timer(this) {}
-TLChunkQueue::~TLChunkQueue() {}
-
-void* TLChunkQueue::cast(const char* name) {
-  if (strcmp(name, ActiveNotifier::EMPTY_NOTIFIER) == 0) return static_cast<Notifier*>(&_notifier);
-  return Element::cast(name);
-}
-
 static int parse_us_list(const String& s, Vector<Time>& out, const char* what, Element* e, ErrorHandler* errh) {
-  out.clear();
-  Vector<String> words;
-  cp_spacevec(cp_unquote(s), words);
-  for (const String& w : words) {
-    uint32_t v;
-    if (!IntArg().parse(w, v)) return errh->error("%s: %s: not a number of microseconds", e->name().c_str(), what);
-    out.push_back(static_cast<Time>(v) * kMicrosecond);
-  }
+  if (!tl_parse_us_list(s, out)) return errh->error("%s: %s: not a number of microseconds", e->name().c_str(), what);
   return 0;
 }
 
@@ -89,13 +70,13 @@ int TLChunkQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
 }
 
 int TLChunkQueue::initialize(ErrorHandler*) {
-  tl_origin();
   std::vector<Time> t(_timers.begin(), _timers.end());
+  tracelab::ChunkCore* core;
   if (_scheme == "basicq") {
     BasiCQConfig c;
     c.mtu = _mtu;
     c.capacity_packets = _capacity;
-    _core = new BasiCQ(c);
+    core = new BasiCQ(c);
   } else if (_scheme == "chumq") {
     ChuMQConfig c;
     c.timers = t;
@@ -103,7 +84,7 @@ int TLChunkQueue::initialize(ErrorHandler*) {
     c.cea = _cea;
     c.contention = static_cast<tracelab::ChuMQContention>(_contention);
     c.capacity_packets = _capacity;
-    _core = new ChuMQ(c);
+    core = new ChuMQ(c);
   } else {
     ChuTQConfig c;
     c.timers = t;
@@ -113,32 +94,12 @@ int TLChunkQueue::initialize(ErrorHandler*) {
     c.expired_first = _expired_first;
     c.link_bps = _rate;
     c.capacity_packets = _capacity;
-    _core = new ChuTQ(c);
+    core = new ChuTQ(c);
   }
-  _core->set_drop_sink(this);
-  _handles.init(_capacity + 1);  // +1: an arrival may be held while the core decides
-  _batch_cap = tracelab::max_chunk_packets(_mtu);
-  _batch_store = new tracelab::Packet[_batch_cap];
-  _refs = new jg::PacketRef[_batch_cap];
-  _timer.initialize(this);
-  _notifier.initialize(Notifier::EMPTY_NOTIFIER, router());
+  attach(core, _capacity);
+  size_batch(tracelab::max_chunk_packets(_mtu));
   return 0;
 }
-
-void TLChunkQueue::cleanup(CleanupStage) {
-  _handles.clear();
-  delete _core;
-  delete[] _batch_store;
-  delete[] _refs;
-  _core = nullptr;
-  _batch_store = nullptr;
-  _refs = nullptr;
-}
-
-void TLChunkQueue::on_drop(const tracelab::Packet& p, DropReason, Time) { _handles.drop(p.handle); }
-
-// Wake the puller now if a chunk is ready, else at the next timer expiry.
-void TLChunkQueue::arm(Time now) { tl_arm(_core->next_ready(now), now, _timer, _notifier); }
 
 void TLChunkQueue::push(int, Packet* p) {
   const Time now = tl_now_ps();
@@ -157,56 +118,25 @@ void TLChunkQueue::push(int, Packet* p) {
   arm(now);
 }
 
-Packet* TLChunkQueue::pull(int) {
-  const Time now = tl_now_ps();
-  Batch b{_batch_store, _batch_cap};
-  const bool got = _core->dequeue(now, b);
-  _handles.flush_drops(this, 1);
-  if (!got) {
-    arm(now);
-    return nullptr;
-  }
-  // Encode the chunk (chunk_format.hh) into one new packet, then free the
-  // originals. If no memory, the chunk is lost and counted.
-  for (uint32_t i = 0; i < b.count; ++i) {
-    Packet* p = _handles.get(b.packets[i].handle);
-    _refs[i] = jg::PacketRef{p->data(), p->length(), b.packets[i].arrival};
-  }
-  WritablePacket* out = Packet::make(64, nullptr, b.wire_bytes, 0);
-  if (out) {
-    jg::FormatError err;
-    if (jg::encode(_refs, b.count, now, kChunkTimeUnit, out->data(), out->length(), err) != b.wire_bytes) {
-      out->kill();  // cannot happen: the core sized wire_bytes with the same rule
-      out = nullptr;
-    }
-  }
-  if (!out) ++_lost_chunks;
-  for (uint32_t i = 0; i < b.count; ++i) _handles.take(b.packets[i].handle)->kill();
-  arm(now);
+// The chunk, stamped when it leaves.
+Packet* TLChunkQueue::pull(int port) {
+  Packet* out = TLAggregateElement::pull(port);
   if (out) out->timestamp_anno() = Timestamp::now();
   return out;
 }
 
-void TLChunkQueue::run_timer(Timer*) { arm(tl_now_ps()); }
-
-uint64_t TLChunkQueue::violations() const {
-  if (_scheme == "basicq") return static_cast<BasiCQ*>(_core)->stats().violations;
-  if (_scheme == "chumq") return static_cast<ChuMQ*>(_core)->stats().violations;
-  return static_cast<ChuTQ*>(_core)->stats().violations;
+// The chunk_format.hh layout, queue times in 10 ns units from `now`.
+bool TLChunkQueue::encode(const Batch& b, const jg::PacketRef* refs, Time now, WritablePacket* out) {
+  jg::FormatError err;
+  return jg::encode(refs, b.count, now, kChunkTimeUnit, out->data(), out->length(), err) == b.wire_bytes;
 }
 
-enum { h_length, h_highwater, h_drops, h_violations, h_chunks, h_mean, h_flows, h_lost, h_excess, h_reset };
+enum { h_drops, h_violations, h_chunks, h_mean, h_flows, h_lost, h_excess, h_reset };
 
 String TLChunkQueue::read_handler(Element* e, void* thunk) {
   TLChunkQueue* q = static_cast<TLChunkQueue*>(e);
-  const ChunkStats& st = q->_scheme == "basicq"  ? static_cast<BasiCQ*>(q->_core)->stats()
-                         : q->_scheme == "chumq" ? static_cast<ChuMQ*>(q->_core)->stats()
-                                                 : static_cast<ChuTQ*>(q->_core)->stats();
+  const ChunkStats& st = q->_core->stats();
   switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_length:
-      return String(q->_core->length_packets());
-    case h_highwater:
-      return String(q->_core->counters().highwater_packets);
     case h_drops:
       return String(q->_core->counters().dropped_total() - q->_base_drops);
     case h_violations:
@@ -228,16 +158,13 @@ String TLChunkQueue::read_handler(Element* e, void* thunk) {
 int TLChunkQueue::write_handler(const String&, Element* e, void*, ErrorHandler*) {
   TLChunkQueue* q = static_cast<TLChunkQueue*>(e);
   q->_base_drops = q->_core->counters().dropped_total();
-  q->_base_viol = q->violations();
-  q->_base_chunks = q->_scheme == "basicq"  ? static_cast<BasiCQ*>(q->_core)->stats().chunks
-                    : q->_scheme == "chumq" ? static_cast<ChuMQ*>(q->_core)->stats().chunks
-                                            : static_cast<ChuTQ*>(q->_core)->stats().chunks;
+  q->_base_viol = q->_core->stats().violations;
+  q->_base_chunks = q->_core->stats().chunks;
   return 0;
 }
 
 void TLChunkQueue::add_handlers() {
-  add_read_handler("length", read_handler, h_length);
-  add_read_handler("highwater_length", read_handler, h_highwater);
+  add_length_handlers();
   add_read_handler("drops", read_handler, h_drops);
   add_read_handler("violations", read_handler, h_violations);
   add_read_handler("chunks", read_handler, h_chunks);

@@ -1,12 +1,7 @@
 #ifndef TRACELAB_TLCHUNKQUEUE_HH
 #define TRACELAB_TLCHUNKQUEUE_HH
-#include <click/element.hh>
-#include <click/notifier.hh>
-#include <click/timer.hh>
-#include <click/vector.hh>
-#include "chunk_format.hh"
-#include "queue_core.hh"
-#include "tlhandles.hh"
+#include "chunk_common.hh"
+#include "tlelementutil.hh"
 CLICK_DECLS
 
 /*
@@ -130,28 +125,21 @@ Zero the counters (handlers report changes since).
 =a TLDechunk, TLExactUnqueue
 */
 
-class TLChunkQueue : public Element, public tracelab::DropSink {
+class TLChunkQueue : public TLAggregateElement<tracelab::ChunkCore> {
  public:
-  TLChunkQueue() CLICK_COLD;
-  ~TLChunkQueue() CLICK_COLD;
   const char* class_name() const override { return "TLChunkQueue"; }
-  const char* port_count() const override { return PORTS_1_1; }
-  const char* processing() const override { return PUSH_TO_PULL; }
-  void* cast(const char* name) override;
   int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
   int initialize(ErrorHandler* errh) override CLICK_COLD;
-  void cleanup(CleanupStage) override CLICK_COLD;
   void add_handlers() override CLICK_COLD;
   void push(int port, Packet* p) override;
   Packet* pull(int port) override;
-  void run_timer(Timer*) override;
-  void on_drop(const tracelab::Packet& p, tracelab::DropReason why, tracelab::Time now) override;
 
  private:
   static String read_handler(Element*, void*) CLICK_COLD;
   static int write_handler(const String&, Element*, void*, ErrorHandler*) CLICK_COLD;
-  void arm(tracelab::Time now);
-  uint64_t violations() const;
+  bool encode(const tracelab::Batch& b, const tracelab::jg::PacketRef* refs, tracelab::Time now,
+              WritablePacket* out) override;
+  void lost(const tracelab::Batch&) override { ++_lost_chunks; }
 
   String _scheme;
   Vector<tracelab::Time> _timers, _budgets;
@@ -163,14 +151,7 @@ class TLChunkQueue : public Element, public tracelab::DropSink {
   uint32_t _capacity = 16384;
   uint64_t _rate = 10000000000ULL;
 
-  tracelab::QueueCore* _core = nullptr;
-  TLHandles _handles;
-  tracelab::Packet* _batch_store = nullptr;
-  uint32_t _batch_cap = 0;
-  tracelab::jg::PacketRef* _refs = nullptr;
   uint64_t _base_drops = 0, _base_viol = 0, _base_chunks = 0, _unslotted = 0, _lost_chunks = 0;
-  Timer _timer;
-  ActiveNotifier _notifier;
 };
 
 CLICK_ENDDECLS

@@ -4,19 +4,10 @@
 #include <click/args.hh>
 #include <click/error.hh>
 #include "ipv4_meta.hh"
-#include "tltime.hh"
 CLICK_DECLS
 
 using tracelab::DropReason;
 using tracelab::Time;
-
-TLCoreQueue::TLCoreQueue() {}
-TLCoreQueue::~TLCoreQueue() {}
-
-void* TLCoreQueue::cast(const char* name) {
-  if (strcmp(name, ActiveNotifier::EMPTY_NOTIFIER) == 0) return static_cast<Notifier*>(&_notifier);
-  return Element::cast(name);
-}
 
 void TLCoreQueue::read_buffer(Args& args, uint64_t capacity) {
   _buffer.capacity = capacity;
@@ -31,24 +22,13 @@ int TLCoreQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
 }
 
 int TLCoreQueue::initialize(ErrorHandler* errh) {
-  tl_origin();
   if (_buffer.capacity == 0) return errh->error("CAPACITY must be positive");
   if (_buffer.capacity > (1u << 26)) return errh->error("CAPACITY too large");
-  _core = make_core(errh);
-  if (!_core) return -1;
-  _core->set_drop_sink(this);
-  _handles.init(_buffer.slots() + 1);  // +1: the arrival the core is deciding on
-  _notifier.initialize(Notifier::EMPTY_NOTIFIER, router());
+  tracelab::QueueCore* core = make_core(errh);
+  if (!core) return -1;
+  attach(core, _buffer.slots());
   return 0;
 }
-
-void TLCoreQueue::cleanup(CleanupStage) {
-  _handles.clear();
-  delete _core;
-  _core = nullptr;
-}
-
-void TLCoreQueue::on_drop(const tracelab::Packet& p, DropReason, Time) { _handles.drop(p.handle); }
 
 void TLCoreQueue::push(int, Packet* p) {
   const Time now = tl_now_ps();
@@ -60,31 +40,16 @@ void TLCoreQueue::push(int, Packet* p) {
   if (p->has_network_header()) tracelab::describe_ipv4(p->network_header(), p->end_data() - p->network_header(), cp);
   else cp.length = p->length();
   _core->enqueue(cp, now);
-  _handles.flush_drops(this, 1);
-  if (_core->length_packets()) _notifier.wake();
+  pushed();
 }
 
-Packet* TLCoreQueue::pull(int) {
-  tracelab::Packet out_store[1];
-  tracelab::Batch out{out_store, 1};
-  if (!_core->dequeue(tl_now_ps(), out)) {
-    _notifier.sleep();
-    return nullptr;
-  }
-  return _handles.take(out_store[0].handle);
-}
-
-enum { h_length, h_highwater, h_drops, h_full, h_pushed, h_served, h_flows, h_flows_hw };
+enum { h_drops, h_full, h_pushed, h_served, h_flows, h_flows_hw };
 
 String TLCoreQueue::read_handler(Element* e, void* thunk) {
   TLCoreQueue* q = static_cast<TLCoreQueue*>(e);
   const tracelab::Counters& c = q->_core->counters();
   auto since = [&](DropReason r) { return c.dropped[int(r)] - q->_base_drops[int(r)]; };
   switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_length:
-      return String(q->_core->length_packets());
-    case h_highwater:
-      return String(c.highwater_packets);
     case h_drops: {
       uint64_t s = 0;
       for (int r = 0; r < int(DropReason::kCount); ++r) s += since(DropReason(r));
@@ -112,8 +77,7 @@ int TLCoreQueue::write_handler(const String&, Element* e, void*, ErrorHandler*) 
 }
 
 void TLCoreQueue::add_handlers() {
-  add_read_handler("length", read_handler, h_length);
-  add_read_handler("highwater_length", read_handler, h_highwater);
+  add_length_handlers();
   add_read_handler("drops", read_handler, h_drops);
   add_read_handler("drops_buffer_full", read_handler, h_full);
   add_read_handler("pushed_out", read_handler, h_pushed);

@@ -1,12 +1,8 @@
 #ifndef TRACELAB_TLCOREQUEUE_HH
 #define TRACELAB_TLCOREQUEUE_HH
-#include <click/element.hh>
-#include <click/notifier.hh>
-#include <click/vector.hh>
 #include <type_traits>
 #include "fifo_buffer.hh"
-#include "queue_core.hh"
-#include "tlhandles.hh"
+#include "tlelementutil.hh"
 CLICK_DECLS
 class Args;
 
@@ -103,22 +99,14 @@ stay since start).
 =a TLFifoQueue, TLEfdQueue, TLRun2CQueue, TLSiftQueue, TLXProtectQueue,
 TLNcqQueue, TLLasQueue, TLLarsQueue, TLScfqQueue, TLExactUnqueue, Queue
 */
-class TLCoreQueue : public Element, public tracelab::DropSink {
+class TLCoreQueue : public TLCoreElement<tracelab::QueueCore> {
  public:
-  TLCoreQueue() CLICK_COLD;
-  ~TLCoreQueue() CLICK_COLD;
-  const char* port_count() const override { return "1/1-2"; }
-  const char* processing() const override { return "h/lh"; }
-  void* cast(const char* name) override;
   // The buffer keywords only; elements with keywords of their own override
   // it and call read_buffer().
   int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
   int initialize(ErrorHandler* errh) override CLICK_COLD;
-  void cleanup(CleanupStage) override CLICK_COLD;
   void add_handlers() override CLICK_COLD;
   void push(int port, Packet* p) override;
-  Packet* pull(int port) override;
-  void on_drop(const tracelab::Packet& p, tracelab::DropReason why, tracelab::Time now) override;
 
  protected:
   // Build the core from the parsed configuration (called by initialize()).
@@ -135,11 +123,8 @@ class TLCoreQueue : public Element, public tracelab::DropSink {
   static String read_handler(Element*, void*) CLICK_COLD;
   static int write_handler(const String&, Element*, void*, ErrorHandler*) CLICK_COLD;
 
-  tracelab::QueueCore* _core = nullptr;
-  TLHandles _handles;
   uint64_t _base_drops[int(tracelab::DropReason::kCount)] = {0, 0, 0, 0};
   uint64_t _base_served = 0;
-  ActiveNotifier _notifier;
 };
 
 // Where a mechanism's configuration keeps its buffer: the FIFO's is the

@@ -28,21 +28,6 @@ void TLDechunk::push(int, Packet* p) {
   p->kill();
 }
 
-enum { h_packets, h_missing, h_malformed, h_reset };
-
-String TLDechunk::read_handler(Element* e, void* thunk) {
-  TLDechunk* d = static_cast<TLDechunk*>(e);
-  switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_packets:
-      return String(d->_packets);
-    case h_missing:
-      return String(d->_missing);
-    case h_malformed:
-      return String(d->_malformed);
-  }
-  return String();
-}
-
 int TLDechunk::write_handler(const String&, Element* e, void*, ErrorHandler*) {
   TLDechunk* d = static_cast<TLDechunk*>(e);
   d->_packets = d->_missing = d->_malformed = 0;
@@ -50,11 +35,11 @@ int TLDechunk::write_handler(const String&, Element* e, void*, ErrorHandler*) {
 }
 
 void TLDechunk::add_handlers() {
-  add_read_handler("packets", read_handler, h_packets);
-  add_read_handler("missing", read_handler, h_missing);
-  add_read_handler("malformed", read_handler, h_malformed);
-  add_read_handler("drops", read_handler, h_malformed);
-  add_write_handler("reset", write_handler, h_reset, Handler::BUTTON);
+  add_data_handlers("packets", Handler::f_read, &_packets);
+  add_data_handlers("missing", Handler::f_read, &_missing);
+  add_data_handlers("malformed", Handler::f_read, &_malformed);
+  add_data_handlers("drops", Handler::f_read, &_malformed);
+  add_write_handler("reset", write_handler, 0, Handler::BUTTON);
 }
 
 CLICK_ENDDECLS

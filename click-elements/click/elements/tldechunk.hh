@@ -68,7 +68,6 @@ class TLDechunk : public Element {
   void push(int port, Packet* p) override;
 
  private:
-  static String read_handler(Element*, void*) CLICK_COLD;
   static int write_handler(const String&, Element*, void*, ErrorHandler*) CLICK_COLD;
   uint32_t _headroom = 64;
   uint64_t _packets = 0, _missing = 0, _malformed = 0;

@@ -6,30 +6,18 @@
 #include <click/packet_anno.hh>
 #include <click/straccum.hh>
 #include <vector>
-#include "tltime.hh"
+#include "tlelementutil.hh"
 CLICK_DECLS
 
 using tracelab::Time;
-
-static int parse_us(const String& s, Vector<Time>& out) {
-  out.clear();
-  Vector<String> words;
-  cp_spacevec(cp_unquote(s), words);
-  for (const String& w : words) {
-    uint32_t v;
-    if (!IntArg().parse(w, v)) return -1;
-    out.push_back(static_cast<Time>(v) * tracelab::kMicrosecond);
-  }
-  return 0;
-}
 
 int TLEplrCheck::configure(Vector<String>& conf, ErrorHandler* errh) {
   String budgets, fixed;
   if (Args(conf, this, errh).read_mp("BUDGETS", AnyArg(), budgets).read("FIXED", AnyArg(), fixed).complete() < 0)
     return -1;
-  if (parse_us(budgets, _budgets) < 0 || _budgets.empty())
+  if (!tl_parse_us_list(budgets, _budgets) || _budgets.empty())
     return errh->error("BUDGETS: one or more microsecond values");
-  if (parse_us(fixed, _fixed) < 0) return errh->error("FIXED: microsecond values");
+  if (!tl_parse_us_list(fixed, _fixed)) return errh->error("FIXED: microsecond values");
   while (_fixed.size() < _budgets.size()) _fixed.push_back(_fixed.empty() ? 0 : _fixed.back());
   delete _meter;
   _meter = new tracelab::EplrMeter(std::vector<Time>(_budgets.begin(), _budgets.end()));

@@ -4,20 +4,12 @@
 #include <click/args.hh>
 #include <click/error.hh>
 #include "chunk_format.hh"
-#include "tltime.hh"
 CLICK_DECLS
 
 using tracelab::Time;
 namespace jg = tracelab::jg;
 
 static constexpr Time kJumboTimeUnit = tracelab::kMicrosecond;  // chunk_format.hh
-
-TLJumboGenDecap::TLJumboGenDecap() : _timer(this) {}
-
-void* TLJumboGenDecap::cast(const char* name) {
-  if (strcmp(name, ActiveNotifier::EMPTY_NOTIFIER) == 0) return static_cast<Notifier*>(&_notifier);
-  return Element::cast(name);
-}
 
 int TLJumboGenDecap::configure(Vector<String>& conf, ErrorHandler* errh) {
   if (Args(conf, this, errh)
@@ -33,24 +25,9 @@ int TLJumboGenDecap::configure(Vector<String>& conf, ErrorHandler* errh) {
 }
 
 int TLJumboGenDecap::initialize(ErrorHandler*) {
-  tl_origin();
-  _core = new tracelab::EgressShaper(_capacity);
-  _core->set_drop_sink(this);
-  _handles.init(_capacity + 1);
-  _timer.initialize(this);
-  _notifier.initialize(Notifier::EMPTY_NOTIFIER, router());
+  attach(new tracelab::EgressShaper(_capacity), _capacity);
   return 0;
 }
-
-void TLJumboGenDecap::cleanup(CleanupStage) {
-  _handles.clear();
-  delete _core;
-  _core = nullptr;
-}
-
-void TLJumboGenDecap::on_drop(const tracelab::Packet& p, tracelab::DropReason, Time) { _handles.drop(p.handle); }
-
-void TLJumboGenDecap::arm(Time now) { tl_arm(_core->next_ready(now), now, _timer, _notifier); }
 
 void TLJumboGenDecap::hold(Packet* p, Time release, Time now) {
   tracelab::Packet cp;
@@ -107,45 +84,9 @@ void TLJumboGenDecap::push(int, Packet* p) {
   arm(now);
 }
 
-Packet* TLJumboGenDecap::pull(int) {
-  const Time now = tl_now_ps();
-  tracelab::Packet store[1];
-  tracelab::Batch out{store, 1};
-  if (!_core->dequeue(now, out)) {
-    arm(now);
-    return nullptr;
-  }
-  arm(now);
-  return _handles.take(store[0].handle);
-}
-
-void TLJumboGenDecap::run_timer(Timer*) { arm(tl_now_ps()); }
-
-enum { h_length, h_highwater, h_drops, h_grams, h_packets, h_passed, h_missing, h_ce, h_malformed };
-
-String TLJumboGenDecap::read_handler(Element* e, void* thunk) {
+String TLJumboGenDecap::drops_handler(Element* e, void*) {
   TLJumboGenDecap* u = static_cast<TLJumboGenDecap*>(e);
-  switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_length:
-      return String(u->_core->length_packets());
-    case h_highwater:
-      return String(u->_core->counters().highwater_packets);
-    case h_drops:
-      return String(u->_core->counters().dropped_total() - u->_base_drops + u->_lost);
-    case h_grams:
-      return String(u->_grams);
-    case h_packets:
-      return String(u->_packets);
-    case h_passed:
-      return String(u->_passed);
-    case h_missing:
-      return String(u->_missing);
-    case h_ce:
-      return String(u->_ce);
-    case h_malformed:
-      return String(u->_malformed);
-  }
-  return String();
+  return String(u->_core->counters().dropped_total() - u->_base_drops + u->_lost);
 }
 
 int TLJumboGenDecap::write_handler(const String&, Element* e, void*, ErrorHandler*) {
@@ -156,15 +97,14 @@ int TLJumboGenDecap::write_handler(const String&, Element* e, void*, ErrorHandle
 }
 
 void TLJumboGenDecap::add_handlers() {
-  add_read_handler("length", read_handler, h_length);
-  add_read_handler("highwater_length", read_handler, h_highwater);
-  add_read_handler("drops", read_handler, h_drops);
-  add_read_handler("jumbograms", read_handler, h_grams);
-  add_read_handler("packets", read_handler, h_packets);
-  add_read_handler("passed", read_handler, h_passed);
-  add_read_handler("missing", read_handler, h_missing);
-  add_read_handler("ce_marked", read_handler, h_ce);
-  add_read_handler("malformed", read_handler, h_malformed);
+  add_length_handlers();
+  add_read_handler("drops", drops_handler);
+  add_data_handlers("jumbograms", Handler::f_read, &_grams);
+  add_data_handlers("packets", Handler::f_read, &_packets);
+  add_data_handlers("passed", Handler::f_read, &_passed);
+  add_data_handlers("missing", Handler::f_read, &_missing);
+  add_data_handlers("ce_marked", Handler::f_read, &_ce);
+  add_data_handlers("malformed", Handler::f_read, &_malformed);
   add_write_handler("reset", write_handler, 0, Handler::BUTTON);
 }
 

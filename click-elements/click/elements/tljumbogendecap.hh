@@ -1,10 +1,7 @@
 #ifndef TRACELAB_TLJUMBOGENDECAP_HH
 #define TRACELAB_TLJUMBOGENDECAP_HH
-#include <click/element.hh>
-#include <click/notifier.hh>
-#include <click/timer.hh>
 #include "dechunk.hh"
-#include "tlhandles.hh"
+#include "tlelementutil.hh"
 CLICK_DECLS
 
 /*
@@ -106,38 +103,25 @@ Zero the counters.
 =a TLJumboGenEncap, TLJumboGenRed, TLDechunk
 */
 
-class TLJumboGenDecap : public Element, public tracelab::DropSink {
+class TLJumboGenDecap : public TLTimedElement<tracelab::EgressShaper> {
  public:
-  TLJumboGenDecap() CLICK_COLD;
   const char* class_name() const override { return "TLJumboGenDecap"; }
-  const char* port_count() const override { return "1/1-2"; }
-  const char* processing() const override { return "h/lh"; }
-  void* cast(const char* name) override;
   int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
   int initialize(ErrorHandler* errh) override CLICK_COLD;
-  void cleanup(CleanupStage) override CLICK_COLD;
   void add_handlers() override CLICK_COLD;
   void push(int port, Packet* p) override;
-  Packet* pull(int port) override;
-  void run_timer(Timer*) override;
-  void on_drop(const tracelab::Packet& p, tracelab::DropReason why, tracelab::Time now) override;
 
  private:
-  static String read_handler(Element*, void*) CLICK_COLD;
+  static String drops_handler(Element*, void*) CLICK_COLD;
   static int write_handler(const String&, Element*, void*, ErrorHandler*) CLICK_COLD;
-  void arm(tracelab::Time now);
   void hold(Packet* p, tracelab::Time release, tracelab::Time now);
 
   bool _shaping = true, _ecn = false;
   uint32_t _capacity = 65536, _headroom = 64;
   uint8_t _proto = 253;
-  tracelab::EgressShaper* _core = nullptr;
-  TLHandles _handles;
   uint64_t _grams = 0, _packets = 0, _passed = 0, _missing = 0, _ce = 0, _malformed = 0, _lost = 0;
   uint64_t _base_drops = 0;
   tracelab::SplitPacket _split[65535 / 20 + 1];
-  Timer _timer;
-  ActiveNotifier _notifier;
 };
 
 CLICK_ENDDECLS

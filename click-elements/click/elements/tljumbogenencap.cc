@@ -5,7 +5,6 @@
 #include <click/error.hh>
 #include <click/packet_anno.hh>
 #include "ipv4_meta.hh"
-#include "tltime.hh"
 CLICK_DECLS
 
 using tracelab::Time;
@@ -13,13 +12,6 @@ namespace jg = tracelab::jg;
 
 static constexpr Time kJumboTimeUnit = tracelab::kMicrosecond;  // chunk_format.hh
 static constexpr uint32_t kOuterHeader = 20;
-
-TLJumboGenEncap::TLJumboGenEncap() : _timer(this) {}
-
-void* TLJumboGenEncap::cast(const char* name) {
-  if (strcmp(name, ActiveNotifier::EMPTY_NOTIFIER) == 0) return static_cast<Notifier*>(&_notifier);
-  return Element::cast(name);
-}
 
 int TLJumboGenEncap::configure(Vector<String>& conf, ErrorHandler* errh) {
   uint32_t jfet_us = 1000, queues = 64, capacity = 65536;
@@ -53,32 +45,10 @@ int TLJumboGenEncap::configure(Vector<String>& conf, ErrorHandler* errh) {
 }
 
 int TLJumboGenEncap::initialize(ErrorHandler*) {
-  tl_origin();
-  _core = new tracelab::JumboGenIngress(_cfg);
-  _core->set_drop_sink(this);
-  _handles.init(static_cast<uint32_t>(_cfg.capacity_packets) + 1);  // +1: the arrival being decided
-  _batch_cap = _core->max_batch();
-  _batch_store = new tracelab::Packet[_batch_cap];
-  _refs = new jg::PacketRef[_batch_cap];
-  _timer.initialize(this);
-  _notifier.initialize(Notifier::EMPTY_NOTIFIER, router());
+  attach(new tracelab::JumboGenIngress(_cfg), static_cast<uint32_t>(_cfg.capacity_packets));
+  size_batch(_core->max_batch());
   return 0;
 }
-
-void TLJumboGenEncap::cleanup(CleanupStage) {
-  _handles.clear();
-  delete _core;
-  delete[] _batch_store;
-  delete[] _refs;
-  _core = nullptr;
-  _batch_store = nullptr;
-  _refs = nullptr;
-}
-
-void TLJumboGenEncap::on_drop(const tracelab::Packet& p, tracelab::DropReason, Time) { _handles.drop(p.handle); }
-
-// Wake the puller now if a JumboGram is released, else at the next JFET expiry.
-void TLJumboGenEncap::arm(Time now) { tl_arm(_core->next_ready(now), now, _timer, _notifier); }
 
 void TLJumboGenEncap::push(int, Packet* p) {
   const Time now = tl_now_ps();
@@ -105,59 +75,34 @@ void TLJumboGenEncap::push(int, Packet* p) {
   arm(now);
 }
 
-Packet* TLJumboGenEncap::pull(int) {
-  const Time now = tl_now_ps();
-  tracelab::Batch b{_batch_store, _batch_cap};
-  if (!_core->dequeue(now, b)) {
-    arm(now);
-    return nullptr;
-  }
-  for (uint32_t i = 0; i < b.count; ++i) {
-    Packet* p = _handles.get(b.packets[i].handle);
-    _refs[i] = jg::PacketRef{p->data(), b.packets[i].length, b.packets[i].arrival};
-  }
-  WritablePacket* out = Packet::make(64, nullptr, b.wire_bytes, 0);
-  if (out) {
-    uint8_t* o = out->data();
-    memcpy(o, _refs[0].data, kOuterHeader);
-    o[0] = 0x45;                                        // no options
-    o[1] = static_cast<uint8_t>((o[1] & 0xFC) | 0x02);  // keep DSCP, ECT(0)
-    jg::wr16(o + 2, static_cast<uint16_t>(b.wire_bytes));
-    jg::wr16(o + 6, 0);  // no fragment bits
-    o[9] = _proto;
-    jg::wr16(o + 10, 0);
-    jg::wr16(o + 10, jg::internet_checksum(o, kOuterHeader));
-    jg::FormatError err;
-    if (jg::encode(_refs, b.count, _core->last_released(), kJumboTimeUnit, o + kOuterHeader,
-                   b.wire_bytes - kOuterHeader, err) != b.wire_bytes - kOuterHeader) {
-      out->kill();  // cannot happen: the core sized wire_bytes with the same rule
-      out = nullptr;
-    }
-  }
-  if (out) {
-    out->set_ip_header(reinterpret_cast<click_ip*>(out->data()), kOuterHeader);
-    out->timestamp_anno() = Timestamp::now();
-  } else {
-    _lost += b.count;
-  }
-  for (uint32_t i = 0; i < b.count; ++i) _handles.take(b.packets[i].handle)->kill();
-  arm(now);
-  return out;
+// The outer IPv4 header, then the chunk_format.hh layout with queue times
+// in microseconds from the release instant.
+bool TLJumboGenEncap::encode(const tracelab::Batch& b, const jg::PacketRef* refs, Time, WritablePacket* out) {
+  uint8_t* o = out->data();
+  memcpy(o, refs[0].data, kOuterHeader);
+  o[0] = 0x45;                                        // no options
+  o[1] = static_cast<uint8_t>((o[1] & 0xFC) | 0x02);  // keep DSCP, ECT(0)
+  jg::wr16(o + 2, static_cast<uint16_t>(b.wire_bytes));
+  jg::wr16(o + 6, 0);  // no fragment bits
+  o[9] = _proto;
+  jg::wr16(o + 10, 0);
+  jg::wr16(o + 10, jg::internet_checksum(o, kOuterHeader));
+  jg::FormatError err;
+  if (jg::encode(refs, b.count, _core->last_released(), kJumboTimeUnit, o + kOuterHeader, b.wire_bytes - kOuterHeader,
+                 err) != b.wire_bytes - kOuterHeader)
+    return false;
+  out->set_ip_header(reinterpret_cast<click_ip*>(o), kOuterHeader);
+  out->timestamp_anno() = Timestamp::now();
+  return true;
 }
 
-void TLJumboGenEncap::run_timer(Timer*) { arm(tl_now_ps()); }
-
-enum { h_length, h_highwater, h_drops, h_no_queue, h_oversize, h_not_ipv4, h_grams, h_encap, h_mean, h_full, h_wait };
+enum { h_drops, h_no_queue, h_oversize, h_not_ipv4, h_grams, h_encap, h_mean, h_full, h_wait };
 
 String TLJumboGenEncap::read_handler(Element* e, void* thunk) {
   TLJumboGenEncap* q = static_cast<TLJumboGenEncap*>(e);
   const tracelab::JumboGenStats& s = q->_core->stats();
   const tracelab::JumboGenStats& b = q->_base_stats;
   switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_length:
-      return String(q->_core->length_packets());
-    case h_highwater:
-      return String(q->_core->counters().highwater_packets);
     case h_drops:
       return String(q->_core->counters().dropped_total() - q->_base_counters.dropped_total() + q->_lost);
     case h_no_queue:
@@ -193,8 +138,7 @@ int TLJumboGenEncap::write_handler(const String&, Element* e, void*, ErrorHandle
 }
 
 void TLJumboGenEncap::add_handlers() {
-  add_read_handler("length", read_handler, h_length);
-  add_read_handler("highwater_length", read_handler, h_highwater);
+  add_length_handlers();
   add_read_handler("drops", read_handler, h_drops);
   add_read_handler("no_queue", read_handler, h_no_queue);
   add_read_handler("oversize", read_handler, h_oversize);

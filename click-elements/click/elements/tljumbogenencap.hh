@@ -1,11 +1,7 @@
 #ifndef TRACELAB_TLJUMBOGENENCAP_HH
 #define TRACELAB_TLJUMBOGENENCAP_HH
-#include <click/element.hh>
-#include <click/notifier.hh>
-#include <click/timer.hh>
-#include "chunk_format.hh"
 #include "jumbogen.hh"
-#include "tlhandles.hh"
+#include "tlelementutil.hh"
 CLICK_DECLS
 
 /*
@@ -133,43 +129,30 @@ Zero the counters (handlers report changes since; highwater stays).
 =a TLJumboGenRed, TLJumboGenDecap, TLExactUnqueue
 */
 
-class TLJumboGenEncap : public Element, public tracelab::DropSink {
+class TLJumboGenEncap : public TLAggregateElement<tracelab::JumboGenIngress> {
  public:
-  TLJumboGenEncap() CLICK_COLD;
   const char* class_name() const override { return "TLJumboGenEncap"; }
-  const char* port_count() const override { return PORTS_1_1; }
-  const char* processing() const override { return PUSH_TO_PULL; }
-  void* cast(const char* name) override;
   int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
   int initialize(ErrorHandler* errh) override CLICK_COLD;
-  void cleanup(CleanupStage) override CLICK_COLD;
   void add_handlers() override CLICK_COLD;
   void push(int port, Packet* p) override;
-  Packet* pull(int port) override;
-  void run_timer(Timer*) override;
-  void on_drop(const tracelab::Packet& p, tracelab::DropReason why, tracelab::Time now) override;
 
  private:
   enum Key { kNextHop, kDst, kNone };
   static String read_handler(Element*, void*) CLICK_COLD;
   static int write_handler(const String&, Element*, void*, ErrorHandler*) CLICK_COLD;
-  void arm(tracelab::Time now);
+  bool encode(const tracelab::Batch& b, const tracelab::jg::PacketRef* refs, tracelab::Time now,
+              WritablePacket* out) override;
+  void lost(const tracelab::Batch& b) override { _lost += b.count; }
 
   tracelab::JumboGenConfig _cfg;
   Key _key = kNextHop;
   bool _paint_class = false;
   uint8_t _proto = 253;
 
-  tracelab::JumboGenIngress* _core = nullptr;
-  TLHandles _handles;
-  tracelab::Packet* _batch_store = nullptr;
-  tracelab::jg::PacketRef* _refs = nullptr;
-  uint32_t _batch_cap = 0;
   uint64_t _not_ipv4 = 0, _lost = 0;
   tracelab::Counters _base_counters;
   tracelab::JumboGenStats _base_stats;
-  Timer _timer;
-  ActiveNotifier _notifier;
 };
 
 CLICK_ENDDECLS

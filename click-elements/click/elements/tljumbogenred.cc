@@ -4,17 +4,11 @@
 #include <click/args.hh>
 #include <click/error.hh>
 #include "chunk_format.hh"
-#include "tltime.hh"
 CLICK_DECLS
 
 using tracelab::DropReason;
 using tracelab::Time;
 namespace jg = tracelab::jg;
-
-void* TLJumboGenRed::cast(const char* name) {
-  if (strcmp(name, ActiveNotifier::EMPTY_NOTIFIER) == 0) return static_cast<Notifier*>(&_notifier);
-  return Element::cast(name);
-}
 
 int TLJumboGenRed::configure(Vector<String>& conf, ErrorHandler* errh) {
   String mode = "partial";
@@ -50,21 +44,9 @@ int TLJumboGenRed::configure(Vector<String>& conf, ErrorHandler* errh) {
 }
 
 int TLJumboGenRed::initialize(ErrorHandler*) {
-  tl_origin();
-  _core = new tracelab::JumboGenRed(_cfg);
-  _core->set_drop_sink(this);
-  _handles.init(static_cast<uint32_t>(_cfg.ring_slots) + 1);
-  _notifier.initialize(Notifier::EMPTY_NOTIFIER, router());
+  attach(new tracelab::JumboGenRed(_cfg), static_cast<uint32_t>(_cfg.ring_slots));
   return 0;
 }
-
-void TLJumboGenRed::cleanup(CleanupStage) {
-  _handles.clear();
-  delete _core;
-  _core = nullptr;
-}
-
-void TLJumboGenRed::on_drop(const tracelab::Packet& p, DropReason, Time) { _handles.drop(p.handle); }
 
 void TLJumboGenRed::push(int, Packet* p) {
   const Time now = tl_now_ps();
@@ -96,34 +78,10 @@ void TLJumboGenRed::push(int, Packet* p) {
     cp.handle = _handles.put(p);
     _core->enqueue(cp, now);
   }
-  _handles.flush_drops(this, 1);
-  if (_core->length_packets()) _notifier.wake();
+  pushed();
 }
 
-Packet* TLJumboGenRed::pull(int) {
-  tracelab::Packet store[1];
-  tracelab::Batch out{store, 1};
-  if (!_core->dequeue(tl_now_ps(), out)) {
-    _notifier.sleep();
-    return nullptr;
-  }
-  return _handles.take(store[0].handle);
-}
-
-enum {
-  h_length,
-  h_units,
-  h_highwater,
-  h_drops,
-  h_red,
-  h_full,
-  h_grams,
-  h_selected,
-  h_partial,
-  h_malformed,
-  h_avg,
-  h_frac
-};
+enum { h_units, h_drops, h_red, h_full, h_grams, h_selected, h_partial, h_malformed, h_avg, h_frac };
 
 String TLJumboGenRed::read_handler(Element* e, void* thunk) {
   TLJumboGenRed* q = static_cast<TLJumboGenRed*>(e);
@@ -132,12 +90,8 @@ String TLJumboGenRed::read_handler(Element* e, void* thunk) {
   const tracelab::JumboRedStats& b = q->_base_stats;
   auto since = [&](DropReason r) { return c.dropped[int(r)] - q->_base_counters.dropped[int(r)]; };
   switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_length:
-      return String(q->_core->length_packets());
     case h_units:
       return String(q->_core->length_units());
-    case h_highwater:
-      return String(c.highwater_packets);
     case h_drops:
       return String(c.dropped_total() - q->_base_counters.dropped_total());
     case h_red:
@@ -168,9 +122,8 @@ int TLJumboGenRed::write_handler(const String&, Element* e, void*, ErrorHandler*
 }
 
 void TLJumboGenRed::add_handlers() {
-  add_read_handler("length", read_handler, h_length);
+  add_length_handlers();
   add_read_handler("length_units", read_handler, h_units);
-  add_read_handler("highwater_length", read_handler, h_highwater);
   add_read_handler("drops", read_handler, h_drops);
   add_read_handler("drops_red", read_handler, h_red);
   add_read_handler("drops_buffer_full", read_handler, h_full);

@@ -1,9 +1,7 @@
 #ifndef TRACELAB_TLJUMBOGENRED_HH
 #define TRACELAB_TLJUMBOGENRED_HH
-#include <click/element.hh>
-#include <click/notifier.hh>
 #include "jumbogen_red.hh"
-#include "tlhandles.hh"
+#include "tlelementutil.hh"
 CLICK_DECLS
 
 /*
@@ -130,20 +128,13 @@ Zero the counters (handlers report changes since).
 =a TLJumboGenEncap, TLJumboGenDecap, RED
 */
 
-class TLJumboGenRed : public Element, public tracelab::DropSink {
+class TLJumboGenRed : public TLCoreElement<tracelab::JumboGenRed> {
  public:
-  TLJumboGenRed() CLICK_COLD {}
   const char* class_name() const override { return "TLJumboGenRed"; }
-  const char* port_count() const override { return "1/1-2"; }
-  const char* processing() const override { return "h/lh"; }
-  void* cast(const char* name) override;
   int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
   int initialize(ErrorHandler* errh) override CLICK_COLD;
-  void cleanup(CleanupStage) override CLICK_COLD;
   void add_handlers() override CLICK_COLD;
   void push(int port, Packet* p) override;
-  Packet* pull(int port) override;
-  void on_drop(const tracelab::Packet& p, tracelab::DropReason why, tracelab::Time now) override;
 
  private:
   static String read_handler(Element*, void*) CLICK_COLD;
@@ -151,11 +142,8 @@ class TLJumboGenRed : public Element, public tracelab::DropSink {
 
   tracelab::JumboRedConfig _cfg;
   uint8_t _proto = 253;
-  tracelab::JumboGenRed* _core = nullptr;
-  TLHandles _handles;
   tracelab::Counters _base_counters;
   tracelab::JumboRedStats _base_stats;
-  ActiveNotifier _notifier;
 };
 
 CLICK_ENDDECLS

@@ -4,16 +4,10 @@
 #include <click/args.hh>
 #include <click/error.hh>
 #include "mtq_qtl_header.hh"
-#include "tltime.hh"
 CLICK_DECLS
 
 using tracelab::Time;
 namespace mq = tracelab::mq;
-
-void* TLMtqQtlQueue::cast(const char* name) {
-  if (strcmp(name, ActiveNotifier::EMPTY_NOTIFIER) == 0) return static_cast<Notifier*>(&_notifier);
-  return Element::cast(name);
-}
 
 int TLMtqQtlQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   uint32_t capacity = 200;
@@ -30,21 +24,9 @@ int TLMtqQtlQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
 }
 
 int TLMtqQtlQueue::initialize(ErrorHandler*) {
-  tl_origin();
-  _core = new tracelab::MtqQtlQueue(_cfg);
-  _core->set_drop_sink(this);
-  _handles.init(static_cast<uint32_t>(_cfg.capacity_packets) + 1);
-  _notifier.initialize(Notifier::EMPTY_NOTIFIER, router());
+  attach(new tracelab::MtqQtlQueue(_cfg), static_cast<uint32_t>(_cfg.capacity_packets));
   return 0;
 }
-
-void TLMtqQtlQueue::cleanup(CleanupStage) {
-  _handles.clear();
-  delete _core;
-  _core = nullptr;
-}
-
-void TLMtqQtlQueue::on_drop(const tracelab::Packet& p, tracelab::DropReason, Time) { _handles.drop(p.handle); }
 
 // IP-level length: the total length field where it is consistent.
 static uint32_t ip_length(const Packet* p) {
@@ -70,28 +52,22 @@ void TLMtqQtlQueue::push(int, Packet* p) {
   cp.handle = _handles.put(p);
   cp.arrival = now;
   _core->enqueue(cp, now);
-  _handles.flush_drops(this, 1);
-  if (_core->length_packets()) _notifier.wake();
+  pushed();
 }
 
 Packet* TLMtqQtlQueue::pull(int) {
-  tracelab::Packet store[1];
-  tracelab::Batch out{store, 1};
-  if (!_core->dequeue(tl_now_ps(), out)) {
-    _notifier.sleep();
-    return nullptr;
-  }
-  Packet* p = _handles.take(store[0].handle);
-  if (!(store[0].flags & tracelab::kFlagHasQtl)) return p;
+  tracelab::Packet meta;
+  Packet* p = pull_one(meta);
+  if (!p || !(meta.flags & tracelab::kFlagHasQtl)) return p;
   // Write the decreased QTL back, in place (the option is there: it was read).
   WritablePacket* w = p->uniqueify();
   if (!w) return nullptr;
   size_t new_len;
-  mq::mark(w->data(), w->length(), w->length(), mq::from_packet(store[0]), new_len);
+  mq::mark(w->data(), w->length(), w->length(), mq::from_packet(meta), new_len);
   return w;
 }
 
-enum { h_length, h_highwater, h_drops, h_overflow, h_mtq, h_qtl, h_viol, h_viol_mtq, h_viol_qtl, h_bad, h_served };
+enum { h_drops, h_overflow, h_mtq, h_qtl, h_viol, h_viol_mtq, h_viol_qtl, h_bad, h_served };
 
 String TLMtqQtlQueue::read_handler(Element* e, void* thunk) {
   TLMtqQtlQueue* q = static_cast<TLMtqQtlQueue*>(e);
@@ -99,10 +75,6 @@ String TLMtqQtlQueue::read_handler(Element* e, void* thunk) {
   const tracelab::MtqQtlStats& s = q->_core->stats();
   const tracelab::MtqQtlStats& b = q->_base_stats;
   switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_length:
-      return String(q->_core->length_packets());
-    case h_highwater:
-      return String(c.highwater_packets);
     case h_drops:
       return String(c.dropped_total() - q->_base_counters.dropped_total());
     case h_overflow:
@@ -134,8 +106,7 @@ int TLMtqQtlQueue::write_handler(const String&, Element* e, void*, ErrorHandler*
 }
 
 void TLMtqQtlQueue::add_handlers() {
-  add_read_handler("length", read_handler, h_length);
-  add_read_handler("highwater_length", read_handler, h_highwater);
+  add_length_handlers();
   add_read_handler("drops", read_handler, h_drops);
   add_read_handler("drops_overflow", read_handler, h_overflow);
   add_read_handler("drops_mtq", read_handler, h_mtq);

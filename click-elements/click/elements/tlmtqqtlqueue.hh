@@ -1,9 +1,7 @@
 #ifndef TRACELAB_TLMTQQTLQUEUE_HH
 #define TRACELAB_TLMTQQTLQUEUE_HH
-#include <click/element.hh>
-#include <click/notifier.hh>
 #include "mtq_qtl.hh"
-#include "tlhandles.hh"
+#include "tlelementutil.hh"
 CLICK_DECLS
 
 /*
@@ -87,32 +85,24 @@ Zero the counters (highwater stays).
 =a TLMtqQtlMark, TLEplrCheck, TLExactUnqueue
 */
 
-class TLMtqQtlQueue : public Element, public tracelab::DropSink {
+class TLMtqQtlQueue : public TLCoreElement<tracelab::MtqQtlQueue> {
  public:
-  TLMtqQtlQueue() CLICK_COLD {}
   const char* class_name() const override { return "TLMtqQtlQueue"; }
-  const char* port_count() const override { return "1/1-2"; }
-  const char* processing() const override { return "h/lh"; }
-  void* cast(const char* name) override;
   int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
   int initialize(ErrorHandler* errh) override CLICK_COLD;
-  void cleanup(CleanupStage) override CLICK_COLD;
   void add_handlers() override CLICK_COLD;
   void push(int port, Packet* p) override;
+  // Also writes the decreased QTL back into the packet.
   Packet* pull(int port) override;
-  void on_drop(const tracelab::Packet& p, tracelab::DropReason why, tracelab::Time now) override;
 
  private:
   static String read_handler(Element*, void*) CLICK_COLD;
   static int write_handler(const String&, Element*, void*, ErrorHandler*) CLICK_COLD;
 
   tracelab::MtqQtlConfig _cfg;
-  tracelab::MtqQtlQueue* _core = nullptr;
-  TLHandles _handles;
   uint64_t _bad_header = 0;
   tracelab::Counters _base_counters;
   tracelab::MtqQtlStats _base_stats;
-  ActiveNotifier _notifier;
 };
 
 CLICK_ENDDECLS
