@@ -3,7 +3,7 @@
 #   make test    set up (with the test oracles), build, run every test suite
 # See docs/CONTRIBUTING.md for building and testing one part alone.
 
-.PHONY: demo test lint setup build baselines bench bench-analyzer bench-cores clean help
+.PHONY: demo test lint setup build ns3 baselines bench bench-analyzer bench-cores clean help
 
 help:
 	@sed -n '2,4p' Makefile
@@ -20,6 +20,12 @@ demo: build
 test:
 	bash scripts/setup.sh --test
 	.venv/bin/python scripts/run-tests.py
+
+# The cores as ns-3 queue discs: fetch the pinned ns-3 wheel from PyPI (once)
+# and build the adapters and the same-decisions driver into
+# build/ns3/ (click-elements/ns3/README.md).
+ns3: setup
+	bash click-elements/ns3/build.sh
 
 # The style and structure gates alone (also part of make test).
 lint: setup

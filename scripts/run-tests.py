@@ -5,12 +5,13 @@ suite could not run.
 
 Suites: cargo test (analyzer), ctest (click-elements, replay engine), pytest
 (models, replay, end-to-end tests), the Click example runner (counted as
-skipped, with its reason, when no Click installation is present) and the lint
+skipped, with its reason, when no Click installation is present), the ns-3
+adapters (click-elements/ns3/run-tests.sh; skipped when not built) and the lint
 gates (scripts/lint.sh: formatting, clippy, ruff, import contracts, module
 cycles; one test per gate).
 
   scripts/run-tests.py            all suites
-  scripts/run-tests.py rust cpp   only those (rust, cpp, python, click, lint)
+  scripts/run-tests.py rust cpp   only those (rust, cpp, python, click, ns3, lint)
 """
 
 from __future__ import annotations
@@ -173,7 +174,12 @@ def lint() -> Result:
     return pass_fail_script("lint gates", ROOT / "scripts" / "lint.sh")
 
 
-SUITES = {"rust": rust, "cpp": cpp, "python": python, "click": click, "lint": lint}
+def ns3() -> Result:
+    """The ns-3 queue discs (same decisions as the engine)."""
+    return pass_fail_script("ns-3 adapters", ROOT / "click-elements" / "ns3" / "run-tests.sh")
+
+
+SUITES = {"rust": rust, "cpp": cpp, "python": python, "click": click, "ns3": ns3, "lint": lint}
 
 
 def main(argv: list[str]) -> int:

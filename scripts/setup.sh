@@ -9,7 +9,8 @@
 #
 # System packages come from Debian (apt-get, as root); Python packages from
 # PyPI, pinned in requirements.lock; Rust crates from crates.io, locked in
-# analyzer/Cargo.lock. Nothing else is downloaded.
+# analyzer/Cargo.lock; with --test also the ns-3 wheel from PyPI, pinned in
+# click-elements/ns3/build.sh. Nothing else is downloaded.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -111,5 +112,13 @@ if [ -f replay/engine/CMakeLists.txt ]; then
     -Dpybind11_DIR="$(.venv/bin/python -m pybind11 --cmakedir)" >/dev/null
   cmake --build build/engine -j "$JOBS"
   cmake --install build/engine >/dev/null
+fi
+# The ns-3 adapters (click-elements/ns3/): with --test, or when built before.
+# They need the ns-3 wheel from PyPI; without it the rest still builds and
+# their tests report SKIPPED.
+if [ "$WITH_TEST" = 1 ] || [ -f build/ns3/CMakeCache.txt ]; then
+  say "building the ns-3 adapters (click-elements/ns3, ns-3 from PyPI)"
+  JOBS="$JOBS" bash click-elements/ns3/build.sh ||
+    echo "setup.sh: the ns-3 adapters were not built (see above); their tests will be SKIPPED" >&2
 fi
 say "setup done: activate with \`. .venv/bin/activate\`, then run \`tracelab --help\`"

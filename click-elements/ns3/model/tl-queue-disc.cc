@@ -1,0 +1,776 @@
+// The ns-3 side of every single-packet core: TlCoreQueueDisc (the shared
+// adapter), one TypeId per mechanism with the engine's parameters, and the
+// engine spec string as a queue disc factory. See tl-queue-disc.hh.
+#include "tl-queue-disc.hh"
+
+#include <cctype>
+#include <stdexcept>
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/ipv4-queue-disc-item.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include "ipv4_meta.hh"
+#include "lars.hh"
+#include "las.hh"
+#include "ncq.hh"
+#include "run2c.hh"
+#include "scfq.hh"
+#include "sift.hh"
+#include "xprotect.hh"
+#include "fifo.hh"
+
+namespace ns3 {
+
+NS_LOG_COMPONENT_DEFINE("TlQueueDisc");
+
+// --- the item store ------------------------------------------------------------
+
+NS_OBJECT_ENSURE_REGISTERED(TlItemStore);
+
+TypeId TlItemStore::GetTypeId() {
+  static TypeId tid = TypeId("ns3::TlItemStore")
+                          .SetParent<Queue<QueueDiscItem>>()
+                          .SetGroupName("TrafficControl")
+                          .AddConstructor<TlItemStore>();
+  return tid;
+}
+
+// --- packet metadata -------------------------------------------------------------
+
+void TlDescribeItem(Ptr<const QueueDiscItem> item, tracelab::Packet& p) {
+  Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+  if (!ip) {
+    p.length = item->GetSize();
+    return;
+  }
+  // The IPv4 header as it will go on the wire, then the transport header:
+  // the bytes the Click elements read.
+  uint8_t bytes[60 + 60];
+  const Ipv4Header& h = ip->GetHeader();
+  const uint32_t hl = h.GetSerializedSize();
+  Buffer b;
+  b.AddAtStart(hl);
+  h.Serialize(b.Begin());
+  b.CopyData(bytes, hl);
+  const uint32_t l4 = ip->GetPacket()->CopyData(bytes + hl, sizeof(bytes) - hl);
+  tracelab::describe_ipv4(bytes, hl + l4, p);
+}
+
+// --- TlCoreQueueDisc -------------------------------------------------------------
+
+class TlCoreQueueDisc::Sink final : public tracelab::DropSink {
+ public:
+  explicit Sink(TlCoreQueueDisc* q) : q_(q) {}
+  void on_drop(const tracelab::Packet& p, tracelab::DropReason why, tracelab::Time) override { q_->OnCoreDrop(p, why); }
+
+ private:
+  TlCoreQueueDisc* q_;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(TlCoreQueueDisc);
+
+TypeId TlCoreQueueDisc::GetTypeId() {
+  static TypeId tid =
+      TypeId("ns3::TlCoreQueueDisc")
+          .SetParent<QueueDisc>()
+          .SetGroupName("TrafficControl")
+          .AddTraceSource("FlowTableSize", "Entries in the mechanism's flow table (0 without one)",
+                          MakeTraceSourceAccessor(&TlCoreQueueDisc::m_flows), "ns3::TracedValueCallback::Uint32");
+  return tid;
+}
+
+TypeId& TlCoreQueueDisc::AddBufferAttributes(TypeId& tid) {
+  using tracelab::FullTest;
+  using tracelab::Granularity;
+  tid.AddAttribute("Capacity",
+                   "capacity: packets, or bytes with Granularity=bytes; 0 = the engine's default "
+                   "(300 packets, NCQ 100; 300 x 1500 B in byte mode)",
+                   UintegerValue(0), MakeUintegerAccessor(&TlCoreQueueDisc::m_capacity),
+                   MakeUintegerChecker<uint64_t>(0, 1u << 26))
+      .AddAttribute("Granularity", "granularity: packets | bytes", EnumValue(Granularity::kPackets),
+                    MakeEnumAccessor<Granularity>(&TlCoreQueueDisc::m_granularity),
+                    MakeEnumChecker(Granularity::kPackets, "packets", Granularity::kBytes, "bytes"))
+      .AddAttribute("FullTest", "full_test (byte mode): would_overflow | already_full",
+                    EnumValue(FullTest::kWouldOverflow), MakeEnumAccessor<FullTest>(&TlCoreQueueDisc::m_fullTest),
+                    MakeEnumChecker(FullTest::kWouldOverflow, "would_overflow", FullTest::kAlreadyFull, "already_full"))
+      .AddAttribute("MinPacket", "min_packet: bytes, sizes the packet slots in byte mode", UintegerValue(40),
+                    MakeUintegerAccessor(&TlCoreQueueDisc::m_minPacket), MakeUintegerChecker<uint32_t>(1))
+      .AddAttribute("InService",
+                    "in_service: the link rate at which the packet in transmission stays counted in the "
+                    "buffer (the thesis model); 0bps = it leaves at dequeue (engine in_service=0)",
+                    DataRateValue(DataRate(0)), MakeDataRateAccessor(&TlCoreQueueDisc::m_inService),
+                    MakeDataRateChecker());
+  return tid;
+}
+
+TypeId& TlCoreQueueDisc::AddTwoLevelAttributes(TypeId& tid, bool push_out) {
+  using tracelab::Discipline;
+  tid.AddAttribute("PushOut", "push_out: space priority (false: drop-tail)", BooleanValue(push_out),
+                   MakeBooleanAccessor(&TlCoreQueueDisc::m_pushOut), MakeBooleanChecker())
+      .AddAttribute("Precheck", "precheck: byte mode, drop an arrival that push-out cannot make fit (AMB-1)",
+                    BooleanValue(false), MakeBooleanAccessor(&TlCoreQueueDisc::m_precheck), MakeBooleanChecker())
+      .AddAttribute("High", "high: fifo | las, the discipline inside the high virtual queue",
+                    EnumValue(Discipline::kFifo), MakeEnumAccessor<Discipline>(&TlCoreQueueDisc::m_high),
+                    MakeEnumChecker(Discipline::kFifo, "fifo", Discipline::kLas, "las"))
+      .AddAttribute("Low", "low: fifo | las, the discipline inside the low virtual queue", EnumValue(Discipline::kFifo),
+                    MakeEnumAccessor<Discipline>(&TlCoreQueueDisc::m_low),
+                    MakeEnumChecker(Discipline::kFifo, "fifo", Discipline::kLas, "las"));
+  return tid;
+}
+
+TypeId& TlCoreQueueDisc::AddFlowAttributes(TypeId& tid, const tracelab::FlowStateConfig& d) {
+  tid.AddAttribute("MaxFlows", "max_flows: flow-table entries", UintegerValue(d.max_flows),
+                   MakeUintegerAccessor(&TlCoreQueueDisc::m_maxFlows), MakeUintegerChecker<uint32_t>(1))
+      .AddAttribute("Gc", "gc: interval of the idle-entry scan; 0s = never scan",
+                    TimeValue(FromCoreTime(d.gc_interval)), MakeTimeAccessor(&TlCoreQueueDisc::m_gc), MakeTimeChecker())
+      .AddAttribute("Idle", "idle: an entry idle this long is removed at a scan; 0s = never",
+                    TimeValue(d.idle_timeout == tracelab::kNever ? Seconds(0) : FromCoreTime(d.idle_timeout)),
+                    MakeTimeAccessor(&TlCoreQueueDisc::m_idle), MakeTimeChecker());
+  return tid;
+}
+
+TlCoreQueueDisc::TlCoreQueueDisc() : QueueDisc(QueueDiscSizePolicy::MULTIPLE_QUEUES), m_flows(0) {}
+
+TlCoreQueueDisc::~TlCoreQueueDisc() = default;
+
+void TlCoreQueueDisc::DoDispose() {
+  m_wake.Cancel();
+  m_slots.clear();
+  m_store = nullptr;
+  QueueDisc::DoDispose();
+}
+
+tracelab::Time TlCoreQueueDisc::ToCoreTime(Time t) { return t.GetPicoSeconds(); }
+
+tracelab::Time TlCoreQueueDisc::ToCoreDuration(Time t) { return t.IsZero() ? tracelab::kNever : ToCoreTime(t); }
+
+Time TlCoreQueueDisc::FromCoreTime(tracelab::Time t) { return PicoSeconds(t); }
+
+tracelab::BufferConfig TlCoreQueueDisc::BufferSettings(uint64_t default_packets) const {
+  tracelab::BufferConfig b;
+  b.granularity = m_granularity;
+  b.capacity = m_capacity
+                   ? m_capacity
+                   : (m_granularity == tracelab::Granularity::kPackets ? default_packets : default_packets * 1500);
+  b.full_test = m_fullTest;
+  b.min_packet_bytes = m_minPacket;
+  b.in_service_link_bps = m_inService.GetBitRate();
+  m_buffer = b;
+  return b;
+}
+
+tracelab::TwoLevelConfig TlCoreQueueDisc::TwoLevelSettings(uint64_t default_packets) const {
+  tracelab::TwoLevelConfig q;
+  q.buffer = BufferSettings(default_packets);
+  q.push_out = m_pushOut;
+  q.byte_pushout_precheck = m_precheck;
+  q.high = m_high;
+  q.low = m_low;
+  return q;
+}
+
+tracelab::FlowStateConfig TlCoreQueueDisc::FlowSettings() const {
+  tracelab::FlowStateConfig f;
+  f.max_flows = m_maxFlows;
+  f.gc_interval = ToCoreTime(m_gc);  // 0 = never scan, as in the core
+  f.idle_timeout = ToCoreDuration(m_idle);
+  return f;
+}
+
+bool TlCoreQueueDisc::CheckConfig() {
+  if (GetNQueueDiscClasses() > 0 || GetNPacketFilters() > 0 || GetNInternalQueues() > 0) {
+    NS_LOG_ERROR("a tracelab queue disc has no classes, filters or internal queues of its own");
+    return false;
+  }
+  try {
+    m_core = MakeCore();
+  } catch (const std::invalid_argument& e) {
+    NS_LOG_ERROR(GetInstanceTypeId().GetName() << ": " << e.what());
+    return false;
+  }
+  m_store = CreateObject<TlItemStore>();
+  // The core alone decides what fits: the store never refuses.
+  m_store->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, UINT32_MAX));
+  AddInternalQueue(m_store);
+  return true;
+}
+
+void TlCoreQueueDisc::InitializeParams() {
+  m_sink = std::make_unique<Sink>(this);
+  m_core->set_drop_sink(m_sink.get());
+  m_batchStorage.resize(1);
+  m_batch = tracelab::Batch{m_batchStorage.data(), 1};
+  // GetMaxSize() reports the core's buffer.
+  const tracelab::BufferConfig& b = m_buffer;
+  SetMaxSize(QueueSize(b.granularity == tracelab::Granularity::kPackets ? QueueSizeUnit::PACKETS : QueueSizeUnit::BYTES,
+                       static_cast<uint32_t>(b.capacity)));
+}
+
+const tracelab::Counters& TlCoreQueueDisc::GetCounters() const {
+  NS_ABORT_MSG_IF(!m_core, "GetCounters before the queue disc is initialized");
+  return m_core->counters();
+}
+
+uint32_t TlCoreQueueDisc::GetFlows() const { return CoreFlows(); }
+uint32_t TlCoreQueueDisc::GetFlowsHighwater() const { return CoreFlowsHighwater(); }
+
+uint32_t TlCoreQueueDisc::Allocate(Ptr<QueueDiscItem> item) {
+  uint32_t s;
+  if (m_free.empty()) {
+    s = static_cast<uint32_t>(m_slots.size());
+    m_slots.emplace_back();
+  } else {
+    s = m_free.back();
+    m_free.pop_back();
+  }
+  m_slots[s].item = item;
+  m_slots[s].stored = false;
+  return s;
+}
+
+void TlCoreQueueDisc::Release(uint32_t slot) {
+  m_slots[slot].item = nullptr;
+  m_slots[slot].stored = false;
+  m_free.push_back(slot);
+}
+
+void TlCoreQueueDisc::OnCoreDrop(const tracelab::Packet& p, tracelab::DropReason why) {
+  const uint32_t s = static_cast<uint32_t>(p.handle);
+  const char* reason = tracelab::drop_reason_name(why);
+  if (p.handle == m_arriving) {  // refused on arrival
+    m_arrivalDropped = true;
+    DropBeforeEnqueue(m_slots[s].item, reason);
+    return;  // DoEnqueue releases the slot
+  }
+  // A queued packet (pushed out, or expired at a dequeue): it leaves the
+  // store, then counts as dropped after dequeue, as ns-3's own queue discs
+  // do with a packet they remove from their internal queue.
+  NS_ASSERT_MSG(m_slots[s].stored, "the core dropped a packet it does not hold");
+  Ptr<QueueDiscItem> item = m_store->Take(m_slots[s].where);
+  Release(s);
+  DropAfterDequeue(item, reason);
+}
+
+void TlCoreQueueDisc::NoteFlows() {
+  const uint32_t n = CoreFlows();
+  if (n != m_flows.Get()) m_flows = n;
+}
+
+bool TlCoreQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item) {
+  tracelab::Packet p;
+  TlDescribeItem(item, p);
+  const tracelab::Time now = ToCoreTime(Simulator::Now());
+  p.arrival = now;
+  const uint32_t s = Allocate(item);
+  p.handle = s;
+  m_arriving = s;
+  m_arrivalDropped = false;
+  m_core->enqueue(p, now);
+  m_arriving = UINT64_MAX;
+  bool admitted = !m_arrivalDropped;
+  if (admitted) {
+    admitted = m_store->Put(item, m_slots[s].where);
+    NS_ASSERT_MSG(admitted, "the item store refused an admitted packet");
+    m_slots[s].stored = true;
+  } else {
+    Release(s);
+  }
+  NoteFlows();
+  return admitted;
+}
+
+Ptr<QueueDiscItem> TlCoreQueueDisc::DoDequeue() {
+  const tracelab::Time now = ToCoreTime(Simulator::Now());
+  if (!m_core->dequeue(now, m_batch)) {
+    NoteFlows();
+    // A core waiting on a timer (none of the single-packet ones) is asked
+    // again when it says it will be ready.
+    const tracelab::Time ready = m_core->next_ready(now);
+    if (ready != tracelab::kNever && ready > now && !m_wake.IsPending())
+      m_wake = Simulator::Schedule(FromCoreTime(ready - now), &TlCoreQueueDisc::Wake, this);
+    return nullptr;
+  }
+  NS_ASSERT_MSG(m_batch.count == 1, "a single-packet queue disc got a batch");
+  const uint32_t s = static_cast<uint32_t>(m_batch.packets[0].handle);
+  Ptr<QueueDiscItem> item = m_store->Take(m_slots[s].where);
+  Release(s);
+  NoteFlows();
+  return item;
+}
+
+void TlCoreQueueDisc::Wake() { Run(); }
+
+// --- the mechanisms ----------------------------------------------------------------
+
+namespace {
+
+using tracelab::FlowStateConfig;
+const FlowStateConfig kFlowDefaults{};
+const FlowStateConfig kLarsFlowDefaults = tracelab::LarsConfig{}.flows;
+
+}  // namespace
+
+// FIFO (§1).
+class TlFifoQueueDisc final : public TlQueueDisc<tracelab::FifoCore, tracelab::BufferConfig> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = [] {
+      TypeId t = TypeId("ns3::TlFifoQueueDisc")
+                     .SetParent<TlCoreQueueDisc>()
+                     .SetGroupName("TrafficControl")
+                     .AddConstructor<TlFifoQueueDisc>();
+      return AddBufferAttributes(t);
+    }();
+    return tid;
+  }
+
+ protected:
+  tracelab::BufferConfig MakeConfig() const override { return BufferSettings(); }
+};
+NS_OBJECT_ENSURE_REGISTERED(TlFifoQueueDisc);
+
+// EFD and its variants (§2.1-§2.3): one TypeId per variant, for the
+// threshold's unit and default (BEFD and EFDACK 30 000 B, PEFD 20 packets).
+template <tracelab::EfdVariant V>
+class TlEfdQueueDiscOf : public TlQueueDisc<tracelab::EfdCore, tracelab::EfdConfig> {
+ public:
+  static TypeId Describe(const char* name) {
+    const tracelab::EfdConfig d = V == tracelab::EfdVariant::kPefd     ? tracelab::EfdConfig::pefd()
+                                  : V == tracelab::EfdVariant::kEfdAck ? tracelab::EfdConfig::efdack()
+                                                                       : tracelab::EfdConfig::befd();
+    using tracelab::EfdCounter;
+    TypeId t =
+        TypeId(name)
+            .SetParent<TlCoreQueueDisc>()
+            .SetGroupName("TrafficControl")
+            .AddAttribute("Th", V == tracelab::EfdVariant::kPefd ? "th: threshold, packets" : "th: threshold, bytes",
+                          UintegerValue(d.threshold), MakeUintegerAccessor(&TlEfdQueueDiscOf::m_th),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Counter", "counter: admitted | served (AMB-2)", EnumValue(EfdCounter::kAdmitted),
+                          MakeEnumAccessor<EfdCounter>(&TlEfdQueueDiscOf::m_counter),
+                          MakeEnumChecker(EfdCounter::kAdmitted, "admitted", EfdCounter::kServed, "served"));
+    AddBufferAttributes(t);
+    return AddTwoLevelAttributes(t, true);
+  }
+
+ protected:
+  tracelab::EfdConfig MakeConfig() const override {
+    tracelab::EfdConfig c;
+    c.variant = V;
+    c.queue = TwoLevelSettings();
+    c.threshold = m_th;
+    c.counter = m_counter;
+    return c;
+  }
+  uint64_t m_th = 0;
+  tracelab::EfdCounter m_counter = tracelab::EfdCounter::kAdmitted;
+};
+
+class TlEfdQueueDisc final : public TlEfdQueueDiscOf<tracelab::EfdVariant::kBefd> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = Describe("ns3::TlEfdQueueDisc").AddConstructor<TlEfdQueueDisc>();
+    return tid;
+  }
+};
+class TlPefdQueueDisc final : public TlEfdQueueDiscOf<tracelab::EfdVariant::kPefd> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = Describe("ns3::TlPefdQueueDisc").AddConstructor<TlPefdQueueDisc>();
+    return tid;
+  }
+};
+class TlEfdAckQueueDisc final : public TlEfdQueueDiscOf<tracelab::EfdVariant::kEfdAck> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = Describe("ns3::TlEfdAckQueueDisc").AddConstructor<TlEfdAckQueueDisc>();
+    return tid;
+  }
+};
+NS_OBJECT_ENSURE_REGISTERED(TlEfdQueueDisc);
+NS_OBJECT_ENSURE_REGISTERED(TlPefdQueueDisc);
+NS_OBJECT_ENSURE_REGISTERED(TlEfdAckQueueDisc);
+
+// Run2C and Run2CACK (§2.4).
+template <bool Ack>
+class TlRun2cQueueDiscOf : public TlQueueDisc<tracelab::Run2cCore, tracelab::Run2cConfig> {
+ public:
+  static TypeId Describe(const char* name) {
+    TypeId t = TypeId(name)
+                   .SetParent<TlCoreQueueDisc>()
+                   .SetGroupName("TrafficControl")
+                   .AddAttribute("Th", "th: threshold, bytes", UintegerValue(tracelab::Run2cConfig{}.threshold),
+                                 MakeUintegerAccessor(&TlRun2cQueueDiscOf::m_th), MakeUintegerChecker<uint64_t>());
+    AddBufferAttributes(t);
+    AddTwoLevelAttributes(t, true);
+    return AddFlowAttributes(t, kFlowDefaults);
+  }
+
+ protected:
+  tracelab::Run2cConfig MakeConfig() const override {
+    tracelab::Run2cConfig c;
+    c.queue = TwoLevelSettings();
+    c.threshold = m_th;
+    c.ack_aware = Ack;
+    c.flows = FlowSettings();
+    return c;
+  }
+  uint64_t m_th = 0;
+};
+class TlRun2cQueueDisc final : public TlRun2cQueueDiscOf<false> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = Describe("ns3::TlRun2cQueueDisc").AddConstructor<TlRun2cQueueDisc>();
+    return tid;
+  }
+};
+class TlRun2cAckQueueDisc final : public TlRun2cQueueDiscOf<true> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = Describe("ns3::TlRun2cAckQueueDisc").AddConstructor<TlRun2cAckQueueDisc>();
+    return tid;
+  }
+};
+NS_OBJECT_ENSURE_REGISTERED(TlRun2cQueueDisc);
+NS_OBJECT_ENSURE_REGISTERED(TlRun2cAckQueueDisc);
+
+// SIFT (§2.5).
+class TlSiftQueueDisc final : public TlQueueDisc<tracelab::SiftCore, tracelab::SiftConfig> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = [] {
+      const tracelab::SiftConfig d;
+      TypeId t = TypeId("ns3::TlSiftQueueDisc")
+                     .SetParent<TlCoreQueueDisc>()
+                     .SetGroupName("TrafficControl")
+                     .AddConstructor<TlSiftQueueDisc>()
+                     .AddAttribute("P", "p: sampling probability per packet", DoubleValue(d.probability),
+                                   MakeDoubleAccessor(&TlSiftQueueDisc::m_p), MakeDoubleChecker<double>(0, 1))
+                     .AddAttribute("Ts", "ts: samples that make a flow large", UintegerValue(d.sample_threshold),
+                                   MakeUintegerAccessor(&TlSiftQueueDisc::m_ts), MakeUintegerChecker<uint32_t>(1))
+                     .AddAttribute("Seed", "seed: of the core's RNG", UintegerValue(d.seed),
+                                   MakeUintegerAccessor(&TlSiftQueueDisc::m_seed), MakeUintegerChecker<uint64_t>());
+      AddBufferAttributes(t);
+      AddTwoLevelAttributes(t, true);
+      return AddFlowAttributes(t, kFlowDefaults);
+    }();
+    return tid;
+  }
+
+ protected:
+  tracelab::SiftConfig MakeConfig() const override {
+    tracelab::SiftConfig c;
+    c.queue = TwoLevelSettings();
+    c.probability = m_p;
+    c.sample_threshold = m_ts;
+    c.seed = m_seed;
+    c.flows = FlowSettings();
+    return c;
+  }
+  double m_p = 0;
+  uint32_t m_ts = 1;
+  uint64_t m_seed = 1;
+};
+NS_OBJECT_ENSURE_REGISTERED(TlSiftQueueDisc);
+
+// X-Protect (§2.6).
+class TlXProtectQueueDisc final : public TlQueueDisc<tracelab::XProtectCore, tracelab::XProtectConfig> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = [] {
+      const tracelab::XProtectConfig d;
+      TypeId t = TypeId("ns3::TlXProtectQueueDisc")
+                     .SetParent<TlCoreQueueDisc>()
+                     .SetGroupName("TrafficControl")
+                     .AddConstructor<TlXProtectQueueDisc>()
+                     .AddAttribute("PIns", "p_ins: insertion probability per packet", DoubleValue(d.insert_probability),
+                                   MakeDoubleAccessor(&TlXProtectQueueDisc::m_pIns), MakeDoubleChecker<double>(0, 1))
+                     .AddAttribute("Th", "th: threshold, bytes", UintegerValue(d.threshold),
+                                   MakeUintegerAccessor(&TlXProtectQueueDisc::m_th), MakeUintegerChecker<uint64_t>())
+                     .AddAttribute("CountInserting", "count_inserting: the inserting packet counts toward th",
+                                   BooleanValue(d.count_inserting_packet),
+                                   MakeBooleanAccessor(&TlXProtectQueueDisc::m_countInserting), MakeBooleanChecker())
+                     .AddAttribute("Seed", "seed: of the core's RNG", UintegerValue(d.seed),
+                                   MakeUintegerAccessor(&TlXProtectQueueDisc::m_seed), MakeUintegerChecker<uint64_t>());
+      AddBufferAttributes(t);
+      AddTwoLevelAttributes(t, true);
+      return AddFlowAttributes(t, kFlowDefaults);
+    }();
+    return tid;
+  }
+
+ protected:
+  tracelab::XProtectConfig MakeConfig() const override {
+    tracelab::XProtectConfig c;
+    c.queue = TwoLevelSettings();
+    c.insert_probability = m_pIns;
+    c.threshold = m_th;
+    c.count_inserting_packet = m_countInserting;
+    c.seed = m_seed;
+    c.flows = FlowSettings();
+    return c;
+  }
+  double m_pIns = 0;
+  uint64_t m_th = 0;
+  bool m_countInserting = true;
+  uint64_t m_seed = 1;
+};
+NS_OBJECT_ENSURE_REGISTERED(TlXProtectQueueDisc);
+
+// LAS and LASACK (§3.1).
+template <bool Ack>
+class TlLasQueueDiscOf : public TlQueueDisc<tracelab::LasCore, tracelab::LasConfig> {
+ public:
+  static TypeId Describe(const char* name) {
+    TypeId t = TypeId(name).SetParent<TlCoreQueueDisc>().SetGroupName("TrafficControl");
+    AddBufferAttributes(t);
+    return AddFlowAttributes(t, kFlowDefaults);
+  }
+
+ protected:
+  tracelab::LasConfig MakeConfig() const override {
+    tracelab::LasConfig c;
+    c.buffer = BufferSettings();
+    c.ack_aware = Ack;
+    c.flows = FlowSettings();
+    return c;
+  }
+};
+class TlLasQueueDisc final : public TlLasQueueDiscOf<false> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = Describe("ns3::TlLasQueueDisc").AddConstructor<TlLasQueueDisc>();
+    return tid;
+  }
+};
+class TlLasAckQueueDisc final : public TlLasQueueDiscOf<true> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = Describe("ns3::TlLasAckQueueDisc").AddConstructor<TlLasAckQueueDisc>();
+    return tid;
+  }
+};
+NS_OBJECT_ENSURE_REGISTERED(TlLasQueueDisc);
+NS_OBJECT_ENSURE_REGISTERED(TlLasAckQueueDisc);
+
+// LARS (§3.2).
+class TlLarsQueueDisc final : public TlQueueDisc<tracelab::LarsCore, tracelab::LarsConfig> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = [] {
+      const tracelab::LarsConfig d;
+      TypeId t = TypeId("ns3::TlLarsQueueDisc")
+                     .SetParent<TlCoreQueueDisc>()
+                     .SetGroupName("TrafficControl")
+                     .AddConstructor<TlLarsQueueDisc>()
+                     .AddAttribute("Beta", "beta: fading factor per tau, in (0, 1]", DoubleValue(d.beta),
+                                   MakeDoubleAccessor(&TlLarsQueueDisc::m_beta), MakeDoubleChecker<double>(0, 1))
+                     .AddAttribute("Tau", "tau: time unit of the fading", TimeValue(FromCoreTime(d.tau)),
+                                   MakeTimeAccessor(&TlLarsQueueDisc::m_tau), MakeTimeChecker())
+                     .AddAttribute("Ack", "ack: per TCP connection, ACKs count ACK progress", BooleanValue(d.ack_aware),
+                                   MakeBooleanAccessor(&TlLarsQueueDisc::m_ack), MakeBooleanChecker());
+      AddBufferAttributes(t);
+      return AddFlowAttributes(t, kLarsFlowDefaults);
+    }();
+    return tid;
+  }
+
+ protected:
+  tracelab::LarsConfig MakeConfig() const override {
+    tracelab::LarsConfig c;
+    c.buffer = BufferSettings();
+    c.beta = m_beta;
+    c.tau = ToCoreTime(m_tau);
+    c.ack_aware = m_ack;
+    c.flows = FlowSettings();
+    return c;
+  }
+  double m_beta = 0.5;
+  Time m_tau;
+  bool m_ack = false;
+};
+NS_OBJECT_ENSURE_REGISTERED(TlLarsQueueDisc);
+
+// SCFQ (§3.3).
+class TlScfqQueueDisc final : public TlQueueDisc<tracelab::ScfqCore, tracelab::ScfqConfig> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = [] {
+      TypeId t = TypeId("ns3::TlScfqQueueDisc")
+                     .SetParent<TlCoreQueueDisc>()
+                     .SetGroupName("TrafficControl")
+                     .AddConstructor<TlScfqQueueDisc>();
+      return AddBufferAttributes(t);
+    }();
+    return tid;
+  }
+
+ protected:
+  tracelab::ScfqConfig MakeConfig() const override {
+    tracelab::ScfqConfig c;
+    c.buffer = BufferSettings();
+    return c;
+  }
+};
+NS_OBJECT_ENSURE_REGISTERED(TlScfqQueueDisc);
+
+// NCQ and NCQ+ (§4): 100 packets, drop-tail by default.
+template <tracelab::NcqVariant V>
+class TlNcqQueueDiscOf : public TlQueueDisc<tracelab::NcqCore, tracelab::NcqConfig> {
+ public:
+  static TypeId Describe(const char* name) {
+    const tracelab::NcqConfig d;
+    TypeId t = TypeId(name).SetParent<TlCoreQueueDisc>().SetGroupName("TrafficControl");
+    if (V == tracelab::NcqVariant::kNcq) {
+      t.AddAttribute("SizeThresh", "size_thresh: bytes, favored below", UintegerValue(d.size_thresh),
+                     MakeUintegerAccessor(&TlNcqQueueDiscOf::m_sizeThresh), MakeUintegerChecker<uint32_t>());
+    } else {
+      t.AddAttribute("SizeThresh1", "size_thresh1: bytes, tiny up to", UintegerValue(d.size_thresh1),
+                     MakeUintegerAccessor(&TlNcqQueueDiscOf::m_sizeThresh1), MakeUintegerChecker<uint32_t>())
+          .AddAttribute("SizeThresh2", "size_thresh2: bytes, small up to", UintegerValue(d.size_thresh2),
+                        MakeUintegerAccessor(&TlNcqQueueDiscOf::m_sizeThresh2), MakeUintegerChecker<uint32_t>())
+          .AddAttribute("Alpha", "alpha: k = 1 + alpha", DoubleValue(d.alpha),
+                        MakeDoubleAccessor(&TlNcqQueueDiscOf::m_alpha), MakeDoubleChecker<double>())
+          .AddAttribute(
+              "TinyRate", "tiny_rate: favored | incoming", EnumValue(d.tiny_rate),
+              MakeEnumAccessor<tracelab::TinyRate>(&TlNcqQueueDiscOf::m_tinyRate),
+              MakeEnumChecker(tracelab::TinyRate::kFavored, "favored", tracelab::TinyRate::kIncoming, "incoming"))
+          .AddAttribute("FavorAcks", "favor_acks: pure ACKs may be favored", BooleanValue(d.favor_pure_acks),
+                        MakeBooleanAccessor(&TlNcqQueueDiscOf::m_favorAcks), MakeBooleanChecker());
+    }
+    t.AddAttribute("Ncqthresh", "ncqthresh: favored share threshold", DoubleValue(d.ncqthresh1),
+                   MakeDoubleAccessor(&TlNcqQueueDiscOf::m_ncqthresh), MakeDoubleChecker<double>());
+    AddBufferAttributes(t);
+    return AddTwoLevelAttributes(t, false);
+  }
+
+ protected:
+  tracelab::NcqConfig MakeConfig() const override {
+    tracelab::NcqConfig c;
+    c.variant = V;
+    c.queue = TwoLevelSettings(100);
+    c.size_thresh = m_sizeThresh;
+    c.size_thresh1 = m_sizeThresh1;
+    c.size_thresh2 = m_sizeThresh2;
+    c.ncqthresh1 = m_ncqthresh;
+    c.alpha = m_alpha;
+    c.tiny_rate = m_tinyRate;
+    c.favor_pure_acks = m_favorAcks;
+    return c;
+  }
+  uint32_t m_sizeThresh = tracelab::NcqConfig{}.size_thresh;
+  uint32_t m_sizeThresh1 = tracelab::NcqConfig{}.size_thresh1;
+  uint32_t m_sizeThresh2 = tracelab::NcqConfig{}.size_thresh2;
+  double m_ncqthresh = 0;
+  double m_alpha = 0;
+  tracelab::TinyRate m_tinyRate = tracelab::TinyRate::kFavored;
+  bool m_favorAcks = false;
+};
+class TlNcqQueueDisc final : public TlNcqQueueDiscOf<tracelab::NcqVariant::kNcq> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = Describe("ns3::TlNcqQueueDisc").AddConstructor<TlNcqQueueDisc>();
+    return tid;
+  }
+};
+class TlNcqPlusQueueDisc final : public TlNcqQueueDiscOf<tracelab::NcqVariant::kNcqPlus> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = Describe("ns3::TlNcqPlusQueueDisc").AddConstructor<TlNcqPlusQueueDisc>();
+    return tid;
+  }
+};
+NS_OBJECT_ENSURE_REGISTERED(TlNcqQueueDisc);
+NS_OBJECT_ENSURE_REGISTERED(TlNcqPlusQueueDisc);
+
+// --- the engine spec string ----------------------------------------------------
+
+namespace {
+
+const std::pair<const char*, const char*> kElements[] = {
+    {"fifo", "ns3::TlFifoQueueDisc"},         {"efd", "ns3::TlEfdQueueDisc"},
+    {"befd", "ns3::TlEfdQueueDisc"},          {"pefd", "ns3::TlPefdQueueDisc"},
+    {"efdack", "ns3::TlEfdAckQueueDisc"},     {"run2c", "ns3::TlRun2cQueueDisc"},
+    {"run2cack", "ns3::TlRun2cAckQueueDisc"}, {"sift", "ns3::TlSiftQueueDisc"},
+    {"xprotect", "ns3::TlXProtectQueueDisc"}, {"las", "ns3::TlLasQueueDisc"},
+    {"lasack", "ns3::TlLasAckQueueDisc"},     {"lars", "ns3::TlLarsQueueDisc"},
+    {"scfq", "ns3::TlScfqQueueDisc"},         {"ncq", "ns3::TlNcqQueueDisc"},
+    {"ncqplus", "ns3::TlNcqPlusQueueDisc"},
+};
+
+std::string Trim(const std::string& s) {
+  size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return s.substr(a, b - a);
+}
+
+// push_out -> PushOut, p_ins -> PIns, th -> Th.
+std::string Camel(const std::string& key) {
+  std::string out;
+  bool up = true;
+  for (char c : key) {
+    if (c == '_') {
+      up = true;
+      continue;
+    }
+    out += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    up = false;
+  }
+  return out;
+}
+
+}  // namespace
+
+TlSpec TlParseSpec(const std::string& text, uint64_t link_bps) {
+  const std::string s = Trim(text);
+  const size_t open = s.find('(');
+  const std::string name = Trim(s.substr(0, open));
+  TlSpec spec;
+  for (const auto& e : kElements)
+    if (name == e.first) spec.type_name = e.second;
+  if (spec.type_name.empty()) throw std::invalid_argument("unknown element '" + name + "' in '" + text + "'");
+  if (open == std::string::npos) return spec;
+  if (s.back() != ')') throw std::invalid_argument("expected ')' at the end of '" + text + "'");
+  const std::string body = s.substr(open + 1, s.size() - open - 2);
+  size_t pos = 0;
+  while (pos < body.size()) {
+    const size_t comma = std::min(body.find(',', pos), body.size());
+    const std::string kv = Trim(body.substr(pos, comma - pos));
+    pos = comma + 1;
+    if (kv.empty()) continue;
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos) throw std::invalid_argument("expected key=value, got '" + kv + "' in '" + text + "'");
+    const std::string key = Trim(kv.substr(0, eq));
+    std::string value = Trim(kv.substr(eq + 1));
+    if (key == "in_service") {
+      const bool on = value == "1" || value == "true";
+      value = std::to_string(on ? link_bps : 0) + "bps";
+    } else if (value == "never") {
+      value = "0s";
+    }
+    spec.attributes.emplace_back(Camel(key), value);
+  }
+  return spec;
+}
+
+ObjectFactory TlSpecFactory(const TlSpec& spec) {
+  ObjectFactory f;
+  f.SetTypeId(spec.type_name);
+  for (const auto& [k, v] : spec.attributes) f.Set(k, StringValue(v));
+  return f;
+}
+
+std::vector<std::pair<std::string, std::string>> TlKnownElements() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& e : kElements) out.emplace_back(e.first, e.second);
+  return out;
+}
+
+}  // namespace ns3

@@ -1,0 +1,202 @@
+// tracelab queueing cores as ns-3 queue discs: thin adapters over the
+// header-only cores of click-elements/core (no mechanism is written again).
+//
+// TlCoreQueueDisc is the part every single-packet queue shares (like the
+// Click package's TLCoreQueue): it turns a QueueDiscItem into the core's
+// Packet (tracelab::describe_ipv4, the same bytes-to-metadata function the
+// Click elements use), offers it to the core, and maps every decision back
+// to ns-3:
+//   * the arrival is admitted  -> it enters the internal item store
+//                                 (QueueDisc "Enqueue", PacketsInQueue);
+//   * the arrival is dropped   -> DropBeforeEnqueue(item, reason);
+//   * a queued packet is pushed out or expires
+//                              -> it leaves the store ("Dequeue" of the
+//                                 store) and DropAfterDequeue(item, reason);
+//   * the core serves a packet -> DoDequeue returns it.
+// The reason strings are the core's (drop_reason_name: buffer_full,
+// pushed_out, early_discard, budget_expired). Time is Simulator::Now() in
+// picoseconds. The store keeps the items in no particular order: the core
+// alone decides what leaves and when.
+//
+// One class per mechanism, each with the engine spec parser's parameters as
+// attributes (the engine key in CamelCase: th -> Th, push_out -> PushOut),
+// the same units and defaults (replay/engine/src/elements.cc); see
+// click-elements/ns3/README.md for the table.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+#include "ns3/object-factory.h"
+#include "ns3/queue-disc.h"
+#include "ns3/queue.h"
+#include "ns3/traced-value.h"
+
+#include "efd.hh"
+#include "efd_flow_table.hh"
+#include "fifo_buffer.hh"
+#include "queue_core.hh"
+
+namespace ns3 {
+
+// The internal queue of a TlCoreQueueDisc: a bag of the admitted items,
+// each found again through the iterator kept with its core handle. Only the
+// queue disc puts items in and takes them out; it exists so that ns-3's own
+// queue disc statistics and traces (Enqueue, Dequeue, PacketsInQueue,
+// BytesInQueue, SojournTime) count what the core holds.
+class TlItemStore : public Queue<QueueDiscItem> {
+ public:
+  static TypeId GetTypeId();
+  using Where = Queue<QueueDiscItem>::Iterator;
+
+  bool Put(Ptr<QueueDiscItem> item, Where& where) { return DoEnqueue(GetContainer().end(), item, where); }
+  Ptr<QueueDiscItem> Take(Where where) { return DoDequeue(where); }
+
+  // The generic Queue interface (not used by the queue disc).
+  bool Enqueue(Ptr<QueueDiscItem> item) override { return DoEnqueue(GetContainer().end(), item); }
+  Ptr<QueueDiscItem> Dequeue() override { return DoDequeue(GetContainer().begin()); }
+  Ptr<QueueDiscItem> Remove() override { return DoRemove(GetContainer().begin()); }
+  Ptr<const QueueDiscItem> Peek() const override { return DoPeek(GetContainer().begin()); }
+};
+
+// Fill `p` (length, hashes, TCP fields and flags) from an ns-3 item the way
+// the Click elements do from the IP bytes: an Ipv4QueueDiscItem is
+// serialized (IPv4 header + the first 60 bytes of its payload) and handed
+// to tracelab::describe_ipv4; any other item is one flow (hash 0) of its size.
+void TlDescribeItem(Ptr<const QueueDiscItem> item, tracelab::Packet& p);
+
+class TlCoreQueueDisc : public QueueDisc {
+ public:
+  static TypeId GetTypeId();
+  TlCoreQueueDisc();
+  ~TlCoreQueueDisc() override;
+
+  // The core's counters (offered, enqueued, served, dropped by reason,
+  // highwater); valid after initialization.
+  const tracelab::Counters& GetCounters() const;
+  const tracelab::QueueCore* GetCore() const { return m_core.get(); }
+  // Flow-table entries now and at most (0 for cores without a table).
+  uint32_t GetFlows() const;
+  uint32_t GetFlowsHighwater() const;
+
+  // The attribute registrars the mechanisms share (engine defaults unless
+  // given): the buffer (capacity, granularity, full_test, min_packet,
+  // in_service), the two-level queue (push_out, precheck, high, low) and the
+  // flow-state table (max_flows, gc, idle).
+  static TypeId& AddBufferAttributes(TypeId& tid);
+  static TypeId& AddTwoLevelAttributes(TypeId& tid, bool push_out);
+  static TypeId& AddFlowAttributes(TypeId& tid, const tracelab::FlowStateConfig& defaults);
+
+ protected:
+  void DoDispose() override;
+  // Build the core from the attributes (called once, at initialization).
+  virtual std::unique_ptr<tracelab::QueueCore> MakeCore() = 0;
+  virtual uint32_t CoreFlows() const { return 0; }
+  virtual uint32_t CoreFlowsHighwater() const { return 0; }
+
+  // The configuration pieces the attributes describe.
+  tracelab::BufferConfig BufferSettings(uint64_t default_packets = 300) const;
+  tracelab::TwoLevelConfig TwoLevelSettings(uint64_t default_packets = 300) const;
+  tracelab::FlowStateConfig FlowSettings() const;
+  static tracelab::Time ToCoreTime(Time t);      // ns-3 Time -> ps
+  static tracelab::Time ToCoreDuration(Time t);  // the same, 0 = never
+  static Time FromCoreTime(tracelab::Time t);    // ps -> ns-3 Time
+
+  // Attributes (members so that every registrar can point at them).
+  uint64_t m_capacity = 0;  // 0: the mechanism's default (see BufferSettings)
+  tracelab::Granularity m_granularity = tracelab::Granularity::kPackets;
+  tracelab::FullTest m_fullTest = tracelab::FullTest::kWouldOverflow;
+  uint32_t m_minPacket = 40;
+  DataRate m_inService{0};
+  bool m_pushOut = true;
+  bool m_precheck = false;
+  tracelab::Discipline m_high = tracelab::Discipline::kFifo;
+  tracelab::Discipline m_low = tracelab::Discipline::kFifo;
+  uint32_t m_maxFlows = 1u << 16;
+  Time m_gc;
+  Time m_idle;
+
+ private:
+  mutable tracelab::BufferConfig m_buffer;  // the last BufferSettings(): the core's
+  class Sink;
+  struct Slot {
+    Ptr<QueueDiscItem> item;
+    TlItemStore::Where where;
+    bool stored = false;
+  };
+
+  bool DoEnqueue(Ptr<QueueDiscItem> item) override;
+  Ptr<QueueDiscItem> DoDequeue() override;
+  bool CheckConfig() override;
+  void InitializeParams() override;
+
+  void OnCoreDrop(const tracelab::Packet& p, tracelab::DropReason why);
+  uint32_t Allocate(Ptr<QueueDiscItem> item);
+  void Release(uint32_t slot);
+  void NoteFlows();
+  void Wake();
+
+  std::unique_ptr<tracelab::QueueCore> m_core;
+  std::unique_ptr<Sink> m_sink;
+  Ptr<TlItemStore> m_store;
+  std::vector<Slot> m_slots;
+  std::vector<uint32_t> m_free;
+  std::vector<tracelab::Packet> m_batchStorage;
+  tracelab::Batch m_batch;
+  uint64_t m_arriving = UINT64_MAX;  // the slot being offered
+  bool m_arrivalDropped = false;
+  EventId m_wake;
+  TracedValue<uint32_t> m_flows;  // FlowTableSize
+};
+
+// One queue disc per core: Core built from Config, which MakeConfig() fills
+// from the attributes.
+template <typename Core, typename Config>
+class TlQueueDisc : public TlCoreQueueDisc {
+ protected:
+  virtual Config MakeConfig() const = 0;
+  std::unique_ptr<tracelab::QueueCore> MakeCore() override {
+    auto core = std::make_unique<Core>(MakeConfig());
+    m_mech = core.get();
+    return core;
+  }
+  uint32_t CoreFlows() const override {
+    if constexpr (HasFlows::value) return m_mech ? m_mech->flows() : 0;
+    else return 0;
+  }
+  uint32_t CoreFlowsHighwater() const override {
+    if constexpr (HasFlows::value) return m_mech ? m_mech->flows_highwater() : 0;
+    else return 0;
+  }
+  Core* m_mech = nullptr;  // owned by TlCoreQueueDisc
+
+ private:
+  template <typename C, typename = void>
+  struct Flows : std::false_type {};
+  template <typename C>
+  struct Flows<C, std::void_t<decltype(&C::flows), decltype(&C::flows_highwater)>> : std::true_type {};
+  using HasFlows = Flows<Core>;
+};
+
+// The engine's spec string (`efd(capacity=300, th=30000)`) as a queue disc
+// type and attribute values: the element name selects the TypeId
+// (TlSpecTypeName), each key the attribute of the same name in CamelCase.
+// `in_service=1` becomes InService = `link_bps` (the engine uses its node's
+// link rate), `idle=never` becomes Idle = 0s. Throws std::invalid_argument
+// on an unknown element or a malformed spec; unknown keys fail when ns-3
+// sets them (ObjectFactory::Set aborts).
+struct TlSpec {
+  std::string type_name;                                        // "ns3::TlEfdQueueDisc"
+  std::vector<std::pair<std::string, std::string>> attributes;  // ("Th", "30000")
+};
+TlSpec TlParseSpec(const std::string& spec, uint64_t link_bps);
+// The factory of that queue disc with those attributes set.
+ObjectFactory TlSpecFactory(const TlSpec& spec);
+// Every element name TlParseSpec knows, with its TypeId name.
+std::vector<std::pair<std::string, std::string>> TlKnownElements();
+
+}  // namespace ns3

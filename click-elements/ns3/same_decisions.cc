@@ -1,0 +1,230 @@
+// The ns-3 side of the same-decisions test (same_decisions.py): a recorded
+// trace goes through one tracelab queue disc, driven by the ns-3 simulator
+// on the replay engine's exact link, and every packet's fate is written as
+// CSV. same_decisions.py runs the engine on the same trace and requires the
+// same fate at the same picosecond for every packet.
+//
+// Usage: tl-ns3-decisions TRACE RATE_BPS SPEC OUT.csv
+//   TRACE  pcap (Ethernet, VLAN tags allowed, or raw IP); IPv4 packets are
+//          replayed, non-IP frames skipped (as the engine's pcap source does)
+//   SPEC   the engine's element spec, e.g. 'efd(capacity=20, th=30000)'
+//          (TlParseSpec: the same string selects the queue disc and its
+//          attributes)
+//
+// How the times map (the engine's single-node model, replay/engine):
+// * the simulator runs at picosecond resolution (Time::SetResolution(PS)),
+//   so a core's time (integer ps) and Simulator::Now() are the same number;
+// * a packet arrives at its capture time minus the first replayed packet's,
+//   read at nanosecond precision;
+// * the link serves one packet at a time: a packet pulled at t occupies it
+//   for serialization_time(IP length, RATE) (the engine's per-packet
+//   rounding up to the ps; exact at 1/10/100 Mb/s, 1/10 Gb/s);
+// * order at one instant, as the engine: the pull of a link that becomes
+//   free, then arrivals in trace order; an arrival at an idle link is pulled
+//   at once;
+// * a packet's time is its transmission start (served) or the instant it
+//   was dropped (the arrival that caused the drop, or the dequeue that
+//   found it expired).
+// The items are Ipv4QueueDiscItems built from the trace: the IPv4 header
+// deserialized from the captured bytes, the captured transport bytes, and
+// zero padding up to the IP total length.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ns3/ipv4-l3-protocol.h"
+#include "ns3/ipv4-queue-disc-item.h"
+#include "ns3/packet.h"
+#include "ns3/pcap-file.h"
+#include "ns3/trace-helper.h"
+#include "ns3/simulator.h"
+
+#include "queue_core.hh"
+#include "tl-queue-disc.hh"
+
+using namespace ns3;
+
+namespace {
+
+struct Record {
+  int64_t arrival = 0;  // ps
+  uint32_t length = 0;
+  std::string fate = "in_network";
+  int64_t at = -1;  // ps: transmission start, or the drop
+};
+
+struct Trace {
+  std::vector<int64_t> t;  // ps since the first replayed packet
+  std::vector<Ptr<Ipv4QueueDiscItem>> items;
+  uint64_t skipped = 0;
+};
+
+[[noreturn]] void Die(const std::string& msg) {
+  std::fprintf(stderr, "tl-ns3-decisions: %s\n", msg.c_str());
+  std::exit(2);
+}
+
+Trace Read(const char* path) {
+  PcapFile pc;  // ns-3's own reader: microsecond and nanosecond pcaps
+  pc.Open(path, std::ios::in);
+  if (pc.Fail()) Die(std::string(path) + ": cannot open as a pcap");
+  const uint32_t dlt = pc.GetDataLinkType();
+  const int64_t tick = pc.IsNanoSecMode() ? 1 : 1000;  // ns per sub-second unit
+  Trace tr;
+  std::vector<uint8_t> frame(262144);
+  int64_t t0 = -1;
+  for (;;) {
+    uint32_t sec = 0, sub = 0, incl = 0, orig = 0, read = 0;
+    pc.Read(frame.data(), frame.size(), sec, sub, incl, orig, read);
+    if (pc.Eof() || pc.Fail()) break;
+    const uint8_t* d = frame.data();
+    size_t off = 0;
+    if (dlt == PcapHelper::DLT_EN10MB) {
+      if (read < 14) {
+        ++tr.skipped;
+        continue;
+      }
+      uint16_t type = uint16_t(d[12] << 8 | d[13]);
+      off = 14;
+      while ((type == 0x8100 || type == 0x88a8) && read >= off + 4) {
+        type = uint16_t(d[off + 2] << 8 | d[off + 3]);
+        off += 4;
+      }
+      if (type == 0x86dd) Die("IPv6 packets are not replayed by this driver; use an IPv4 trace");
+      if (type != 0x0800) {
+        ++tr.skipped;
+        continue;
+      }
+    } else if (dlt != PcapHelper::DLT_RAW && dlt != 228 /* DLT_IPV4 */) {
+      Die(std::string(path) + ": link type " + std::to_string(dlt) + " not supported");
+    }
+    const uint8_t* ip = d + off;
+    const size_t cap = read - off;
+    if (cap < 20 || (ip[0] >> 4) != 4) {
+      if (cap >= 1 && (ip[0] >> 4) == 6) Die("IPv6 packets are not replayed by this driver; use an IPv4 trace");
+      ++tr.skipped;
+      continue;
+    }
+    const size_t hl = (ip[0] & 0x0f) * 4u;
+    const size_t total = size_t(ip[2]) << 8 | ip[3];
+    if (hl < 20 || hl > cap || total < hl) Die("frame with a bad IPv4 header");
+    const int64_t ns = int64_t(sec) * 1000000000 + int64_t(sub) * tick;
+    if (t0 < 0) t0 = ns;
+    Ptr<Packet> hp = Create<Packet>(ip, hl);
+    Ipv4Header header;
+    hp->RemoveHeader(header);
+    const size_t l4cap = std::min(cap, total) - hl;
+    Ptr<Packet> payload = Create<Packet>(ip + hl, l4cap);
+    if (total - hl > l4cap) payload->AddPaddingAtEnd(total - hl - l4cap);
+    Ptr<Ipv4QueueDiscItem> item = Create<Ipv4QueueDiscItem>(payload, Address(), Ipv4L3Protocol::PROT_NUMBER, header);
+    if (item->GetSize() != total) Die("an item's size differs from its IP total length");
+    tr.t.push_back((ns - t0) * 1000);
+    tr.items.push_back(item);
+  }
+  pc.Close();
+  return tr;
+}
+
+// The event loop (see the header): one simulator event per instant.
+class Driver {
+ public:
+  Driver(Ptr<QueueDisc> qd, Trace& tr, uint64_t rate) : qd_(qd), tr_(tr), rate_(rate), rec_(tr.items.size()) {
+    for (size_t i = 0; i < tr.items.size(); ++i) {
+      uid_[tr.items[i]->GetPacket()->GetUid()] = i;
+      rec_[i].arrival = tr.t[i];
+      rec_[i].length = tr.items[i]->GetSize();
+    }
+    qd_->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&Driver::Dropped, this));
+    qd_->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&Driver::Dropped, this));
+  }
+
+  const std::vector<Record>& Run() {
+    if (!tr_.t.empty()) Simulator::Schedule(PicoSeconds(tr_.t[0]), &Driver::Step, this);
+    Simulator::Run();
+    return rec_;
+  }
+
+ private:
+  int64_t Now() const { return Simulator::Now().GetPicoSeconds(); }
+
+  void Dropped(Ptr<const QueueDiscItem> item, const char* reason) {
+    Record& r = rec_.at(uid_.at(item->GetPacket()->GetUid()));
+    r.fate = reason;
+    r.at = Now();
+  }
+
+  void Pull() {
+    Ptr<QueueDiscItem> item = qd_->Dequeue();
+    if (!item) return;
+    Record& r = rec_.at(uid_.at(item->GetPacket()->GetUid()));
+    r.fate = "delivered";
+    r.at = Now();
+    free_at_ = Now() + tracelab::serialization_time(item->GetSize(), rate_);
+  }
+
+  void Step() {
+    const int64_t now = Now();
+    if (free_at_ == now) Pull();  // the link became free: it pulls first
+    while (next_ < tr_.t.size() && tr_.t[next_] == now) {
+      qd_->Enqueue(tr_.items[next_++]);
+      if (free_at_ <= now) Pull();  // an idle link pulls at once
+    }
+    int64_t t = next_ < tr_.t.size() ? tr_.t[next_] : INT64_MAX;
+    if (free_at_ > now && free_at_ < t) t = free_at_;
+    if (t == INT64_MAX && qd_->GetNPackets() > 0) Die("packets left in the queue with the link idle");
+    if (t != INT64_MAX) Simulator::Schedule(PicoSeconds(t - now), &Driver::Step, this);
+  }
+
+  Ptr<QueueDisc> qd_;
+  Trace& tr_;
+  uint64_t rate_;
+  std::vector<Record> rec_;
+  std::map<uint64_t, size_t> uid_;
+  size_t next_ = 0;
+  int64_t free_at_ = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    std::fprintf(stderr, "usage: %s TRACE RATE_BPS SPEC OUT.csv\n", argv[0]);
+    return 2;
+  }
+  Time::SetResolution(Time::PS);
+  const uint64_t rate = std::strtoull(argv[2], nullptr, 10);
+  if (rate == 0) Die("RATE_BPS must be a positive integer");
+  Ptr<QueueDisc> qd;
+  try {
+    qd = TlSpecFactory(TlParseSpec(argv[3], rate)).Create<QueueDisc>();
+  } catch (const std::invalid_argument& e) {
+    Die(e.what());
+  }
+  qd->Initialize();
+  Trace tr = Read(argv[1]);
+  Driver driver(qd, tr, rate);
+  const std::vector<Record>& rec = driver.Run();
+
+  std::ofstream out(argv[4]);
+  if (!out) Die(std::string("cannot write ") + argv[4]);
+  out << "# ns-3 " << TL_NS3_VERSION << ", " << qd->GetInstanceTypeId().GetName() << ", '" << argv[3] << "', " << rate
+      << " b/s, " << argv[1] << "\n";
+  out << "index,arrival_ps,length,fate,at_ps\n";
+  for (size_t i = 0; i < rec.size(); ++i)
+    out << i << ',' << rec[i].arrival << ',' << rec[i].length << ',' << rec[i].fate << ',' << rec[i].at << '\n';
+
+  const QueueDisc::Stats& s = qd->GetStats();
+  const tracelab::Counters& c = DynamicCast<TlCoreQueueDisc>(qd)->GetCounters();
+  std::printf(
+      "ns-3 %s %s: received=%u sent=%u dropped=%u (before enqueue %u, after dequeue %u); core offered=%llu "
+      "served=%llu dropped=%llu; skipped %llu non-IPv4 frames\n",
+      TL_NS3_VERSION, qd->GetInstanceTypeId().GetName().c_str(), s.nTotalReceivedPackets, s.nTotalSentPackets,
+      s.nTotalDroppedPackets, s.nTotalDroppedPacketsBeforeEnqueue, s.nTotalDroppedPacketsAfterDequeue,
+      (unsigned long long)c.offered, (unsigned long long)c.served, (unsigned long long)c.dropped_total(),
+      (unsigned long long)tr.skipped);
+  Simulator::Destroy();
+  return 0;
+}
