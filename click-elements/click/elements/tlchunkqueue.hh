@@ -82,13 +82,9 @@ Output link, bits per second (ChuTQ's "output blocked" test). Default
 
 =back
 
-=h length read-only
+=h length, highwater_length read-only
 
-Packets held.
-
-=h highwater_length read-only
-
-Most packets ever held.
+Packets held now, and the most ever held.
 
 =h drops read-only
 

@@ -58,13 +58,9 @@ as in Click's Queue. Default 0.
 
 =back
 
-=h length read-only
+=h length, highwater_length read-only
 
-Packets queued.
-
-=h highwater_length read-only
-
-Most packets ever queued.
+Packets queued now, and the most ever queued.
 
 =h drops read-only
 

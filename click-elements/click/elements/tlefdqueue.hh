@@ -21,9 +21,8 @@ while the flow has packets queued; a flow's packets are high priority while
 its counter is below THRESHOLD; a full buffer pushes out the last
 low-priority packet for a high-priority arrival.
 
-Uses the TLCoreQueue interface: ports, IP annotations, the buffer keywords
-(CAPACITY, BYTES, IN_SERVICE) and the handlers; see TLCoreQueue for
-description.
+Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE)
+and the handlers: see TLCoreQueue.
 
 Keyword arguments, besides TLCoreQueue's, are:
 

@@ -18,9 +18,8 @@ drop-tail FIFO queue with packet or byte capacity
 Drop-tail FIFO (tracelab docs/reference/algorithms.md §1; core/fifo.hh). In byte mode an
 arrival is dropped when it would overflow CAPACITY (⚠AMB-1).
 
-Uses the TLCoreQueue interface: ports, IP annotations, the buffer keywords
-(CAPACITY, BYTES, IN_SERVICE) and the handlers; see TLCoreQueue for
-description.
+Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE)
+and the handlers: see TLCoreQueue.
 
 =a TLCoreQueue, TLExactUnqueue, Queue
 */

@@ -59,13 +59,9 @@ Headroom of the packets made, bytes. Default 64.
 
 =back
 
-=h length read-only
+=h length, highwater_length read-only
 
-Packets held for release.
-
-=h highwater_length read-only
-
-Most packets ever held.
+Packets held for release now, and the most ever held.
 
 =h drops read-only
 

@@ -78,13 +78,9 @@ experimentation).
 
 =back
 
-=h length read-only
+=h length, highwater_length read-only
 
-Packets held.
-
-=h highwater_length read-only
-
-Most packets ever held.
+Packets held now, and the most ever held.
 
 =h drops read-only
 

@@ -80,17 +80,13 @@ Integer seed of the random generator. Default 1.
 
 =back
 
-=h length read-only
+=h length, highwater_length read-only
 
-Items queued.
+Items queued now, and the most ever queued.
 
 =h length_units read-only
 
 Queue length in RED's unit.
-
-=h highwater_length read-only
-
-Most items ever queued.
 
 =h drops read-only
 

@@ -18,9 +18,8 @@ LARS (least attained recent service) queue
 LARS (docs/reference/algorithms.md §3.2; core/lars.hh): LAS whose per-flow volume
 fades by BETA every TAU seconds (both NOT IN SEEDS: log the values used).
 
-Uses the TLCoreQueue interface: ports, IP annotations, the buffer keywords
-(CAPACITY, BYTES, IN_SERVICE) and the handlers; see TLCoreQueue for
-description.
+Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE)
+and the handlers: see TLCoreQueue.
 
 Keyword arguments, besides TLCoreQueue's, are:
 

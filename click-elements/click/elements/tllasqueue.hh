@@ -19,9 +19,8 @@ LAS / LASACK (docs/reference/algorithms.md §3.1; core/las.hh): serves the packe
 least attained service first; a full buffer drops the packet with the
 largest tag (possibly the arrival).
 
-Uses the TLCoreQueue interface: ports, IP annotations, the buffer keywords
-(CAPACITY, BYTES, IN_SERVICE) and the handlers; see TLCoreQueue for
-description.
+Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE)
+and the handlers: see TLCoreQueue.
 
 Keyword arguments, besides TLCoreQueue's, are:
 

@@ -51,13 +51,9 @@ d (⚠AMB-27 alternative). Default false.
 
 =back
 
-=h length read-only
+=h length, highwater_length read-only
 
-Packets queued.
-
-=h highwater_length read-only
-
-Most packets ever queued.
+Packets queued now, and the most ever queued.
 
 =h drops read-only
 

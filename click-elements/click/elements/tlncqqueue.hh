@@ -19,9 +19,8 @@ NCQ and NCQ+ (docs/reference/algorithms.md §4 with its corrections of the pseud
 core/ncq.hh): short packets get strict priority within running favor
 rates. Drop-tail by default (⚠AMB-12).
 
-Uses the TLCoreQueue interface: ports, IP annotations, the buffer keywords
-(CAPACITY, BYTES, IN_SERVICE) and the handlers; see TLCoreQueue for
-description.
+Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE)
+and the handlers: see TLCoreQueue.
 
 Keyword arguments, besides TLCoreQueue's, are:
 

@@ -19,9 +19,8 @@ Run2C and Run2CACK (docs/reference/algorithms.md §2.4; core/run2c.hh): a per-fl
 counter from the start of the flow; packets are high priority while it is
 below THRESHOLD; push-out as EFD.
 
-Uses the TLCoreQueue interface: ports, IP annotations, the buffer keywords
-(CAPACITY, BYTES, IN_SERVICE) and the handlers; see TLCoreQueue for
-description.
+Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE)
+and the handlers: see TLCoreQueue.
 
 Keyword arguments, besides TLCoreQueue's, are:
 

@@ -18,9 +18,8 @@ SCFQ (self-clocked fair queueing) with drop-tail
 Self-Clocked Fair Queueing, equal weights, per 5-tuple (docs/reference/algorithms.md §3.3;
 core/scfq.hh); drop-tail on overflow.
 
-Uses the TLCoreQueue interface: ports, IP annotations, the buffer keywords
-(CAPACITY, BYTES, IN_SERVICE) and the handlers; see TLCoreQueue for
-description.
+Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE)
+and the handlers: see TLCoreQueue.
 
 =a TLCoreQueue, TLExactUnqueue, Queue
 */

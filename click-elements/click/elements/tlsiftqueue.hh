@@ -19,9 +19,8 @@ Algorithm 2 (docs/reference/algorithms.md §2.5; core/sift.hh): each high-priori
 packet is sampled with PROBABILITY; a flow with at least SAMPLES sampled
 packets is low priority. Seeded: the same SEED gives the same decisions.
 
-Uses the TLCoreQueue interface: ports, IP annotations, the buffer keywords
-(CAPACITY, BYTES, IN_SERVICE) and the handlers; see TLCoreQueue for
-description.
+Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE)
+and the handlers: see TLCoreQueue.
 
 Keyword arguments, besides TLCoreQueue's, are:
 

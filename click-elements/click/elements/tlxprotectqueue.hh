@@ -19,9 +19,8 @@ X-Protect (docs/reference/algorithms.md §2.6; core/xprotect.hh): an untracked f
 inserted with PROBABILITY; a tracked flow is low priority once THRESHOLD
 bytes have been counted since insertion; idle entries are scanned out.
 
-Uses the TLCoreQueue interface: ports, IP annotations, the buffer keywords
-(CAPACITY, BYTES, IN_SERVICE) and the handlers; see TLCoreQueue for
-description.
+Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE)
+and the handlers: see TLCoreQueue.
 
 Keyword arguments, besides TLCoreQueue's, are:
 
