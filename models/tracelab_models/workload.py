@@ -6,7 +6,12 @@
   the one-way delays 12-w = RTT_intranet/2, 12-v = RTT_internet/2 (Table 9.2, right);
 * apps: per scope and side, train sizes, warm-up times, pacing per packet and packet
   sizes as empirical distributions (the future-work TCP source of thesis §9.3.3);
-* flows: flow sizes and inter-arrival times fitted by the four families.
+* flows: flow sizes and inter-arrival times fitted by the four families;
+* traffic: per scope x protocol, what `tracelab synth` needs for a trace that profiles
+  like the original (counts, services, states, per-connection variables chosen by AIC
+  among seven families with a KS check or else empirical tables, a Gaussian copula
+  tying them, hosts with their fan-in and fan-out, the trace's duration and --local);
+  see traffic.py.
 
 Upload = bytes from the initiator (client) to the responder, download = the reverse
 (data direction, docs/reference/algorithms.md ⚠AMB-29); connections without payload (immature) are
@@ -30,6 +35,7 @@ from . import __version__
 from . import schema as S
 from .distributions import fit_all
 from .profile import ProfileError, column, read_summary, read_table, sample_connections
+from .traffic import derive_traffic
 
 SCOPES = (S.SCOPE_INTRANET, S.SCOPE_INTERNET)
 _PROBS = [i / 100 for i in range(101)]
@@ -205,6 +211,7 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0) -> dict:
             },
         },
         "apps": _apps(profile_dir, conns, scope),
+        "traffic": derive_traffic(profile_dir, summary, seed),
     }
     model = _finite(model)
     validate(model, str(profile_dir))

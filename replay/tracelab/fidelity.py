@@ -19,8 +19,14 @@ from pathlib import Path
 
 from . import __version__
 
-# The synthesizer's local hosts (tracelab synth --help: 10.1/16, 10.2/16, 10.3/16).
-SYNTH_LOCAL = "10.0.0.0/8"
+# The synthesizer puts local hosts in the model's --local prefixes (those of the
+# original profile, summary.json config.local); without any, in this one.
+SYNTH_LOCAL_DEFAULT = "10.0.0.0/8"
+
+
+def synth_local(local: list[str]) -> list[str]:
+    return local or [SYNTH_LOCAL_DEFAULT]
+
 
 EXAMPLES = """examples:
   tracelab fidelity datasets/real/pcapplusplus-example.pcap --local 10.0.0.0/8 -o out/fidelity
@@ -52,8 +58,10 @@ def chain(trace: Path, local: list[str], seed: int, stage_dir: Path) -> None:
     quiet = ["--quiet", "--no-progress"]
     run_stage("profile", ["profile", str(trace), *local_args, "-o", "original", *quiet], stage_dir)
     run_stage("model derive", ["model", "derive", "original", "-o", "model.json"], stage_dir)
-    run_stage("synth", ["synth", "model.json", "-o", "synthetic.pcap", "--seed", str(seed), "-q"], stage_dir)
-    run_stage("profile (synthetic)", ["profile", "synthetic.pcap", "--local", SYNTH_LOCAL, "-o", "synthetic", *quiet],
+    synth_args = [a for prefix in synth_local(local) for a in ("--local", prefix)]
+    run_stage("synth", ["synth", "model.json", "-o", "synthetic.pcap", "--seed", str(seed), "--snaplen", "128",
+                        *synth_args, "-q"], stage_dir)  # fmt: skip
+    run_stage("profile (synthetic)", ["profile", "synthetic.pcap", *synth_args, "-o", "synthetic", *quiet],
               stage_dir)  # fmt: skip
 
 
@@ -63,7 +71,7 @@ def result(trace: Path, local: list[str], seed: int, rows, dists) -> dict:
         "schema": "tracelab.fidelity",
         "schema_version": 1,
         "tool": {"name": "tracelab", "version": __version__},
-        "config": {"trace": str(trace), "local": local, "seed": seed, "synthetic_local": SYNTH_LOCAL},
+        "config": {"trace": str(trace), "local": local, "seed": seed, "synthetic_local": synth_local(local)},
         "passed": verdicts.count("pass"),
         "failed": verdicts.count("fail"),
         "not_applicable": verdicts.count("n/a"),

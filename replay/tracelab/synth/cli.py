@@ -13,13 +13,23 @@ from .trace import Options, synthesize, write_pcap
 
 EPILOG = """examples:
   tracelab synth out/m.model.json -o out/synth.pcap
-  tracelab synth out/m.model.json --connections 20000 --seed 7 --udp-share 0.3 -o out/big.pcap
-  tracelab synth out/m.model.json --rtt intranet=1ms --snaplen 96 --truth out/truth.parquet -o out/s.pcap
+  tracelab synth out/m.model.json --seed 7 --duration 10min --local 192.168.0.0/16 -o out/big.pcap
+  tracelab synth out/m.model.json --snaplen 96 --truth out/truth.parquet -o out/s.pcap
+  tracelab synth out/m.model.json --legacy --connections 20000 --udp-share 0.3 -o out/old.pcap
 
-The pcap is classic libpcap (Ethernet, microsecond timestamps); profile it with
-`tracelab profile out/synth.pcap --local 10.0.0.0/8`. Hosts: intranet clients
-10.1.0.0/16 and servers 10.2.0.0/16, Internet (local) clients 10.3.0.0/16 and
-servers 48.0.0.0/16. How the model is used: `tracelab/synth/trace.py`."""
+The pcap is classic libpcap (Ethernet, microsecond timestamps). It lasts the
+original trace's duration (or --duration) and holds its connections per scope,
+protocol and state, their services, sizes, durations, trains and RTTs, between
+local hosts in the model's --local prefixes (or the given ones) and remote hosts
+in 198.18.0.0/15; profile it with the same --local. How the model is used:
+`tracelab/synth/chain.py`.
+
+--legacy (implied by a model without a `traffic` section, and needed by the
+options marked legacy): the older writer, `tracelab/synth/trace.py`, from the
+flows/topological/apps sections, with intranet clients 10.1.0.0/16 and servers
+10.2.0.0/16, Internet (local) clients 10.3.0.0/16 and servers 48.0.0.0/16."""
+LEGACY_DEFAULTS = {"connections": None, "udp_share": 0.0, "rtt": [], "local_rtt_fraction": 0.1, "clients": 200,
+                   "servers": 16}  # fmt: skip
 
 
 def _time(text: str) -> float:
@@ -40,7 +50,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("model", type=Path, help="workload model (*.model.json, from `tracelab model derive`)")
     p.add_argument("-o", "--output", type=Path, required=True, metavar="OUT.pcap")
-    p.add_argument("--connections", type=int, metavar="N", help="connections to write (default: the model's count)")
+    p.add_argument(
+        "--duration", metavar="D", help="length of the trace, e.g. 90s or 10min (default: the original trace's)"
+    )
+    p.add_argument(
+        "--local",
+        action="append",
+        default=[],
+        metavar="PREFIX",
+        help="local network(s) of the synthetic hosts (repeatable or comma-separated; default: the model's)",
+    )
+    p.add_argument("--legacy", action="store_true", help="the older writer (see below)")
+    p.add_argument(
+        "--connections", type=int, metavar="N", help="legacy: connections to write (default: the model's count)"
+    )
     p.add_argument(
         "--seed",
         type=int,
@@ -52,24 +75,24 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=0.0,
         metavar="F",
-        help="share of connections written as UDP flows where the model allows TCP (default 0)",
+        help="legacy: share of connections written as UDP flows where the model allows TCP (default 0)",
     )
     p.add_argument(
         "--rtt",
         action="append",
         default=[],
         metavar="SCOPE=T",
-        help="RTT of a scope instead of the model's median, e.g. intranet=1ms",
+        help="legacy: RTT of a scope instead of the model's median, e.g. intranet=1ms",
     )
     p.add_argument(
         "--local-rtt-fraction",
         type=float,
         default=0.1,
         metavar="F",
-        help="part of an Internet connection's RTT between the monitor and the local host (0.1)",
+        help="legacy: part of an Internet connection's RTT between the monitor and the local host (0.1)",
     )
-    p.add_argument("--clients", type=int, default=200, help="client hosts per scope (200)")
-    p.add_argument("--servers", type=int, default=16, help="server hosts per scope (16)")
+    p.add_argument("--clients", type=int, default=200, help="legacy: client hosts per scope (200)")
+    p.add_argument("--servers", type=int, default=16, help="legacy: server hosts per scope (16)")
     p.add_argument("--snaplen", type=int, default=65535, help="bytes captured per frame (default: whole frames)")
     p.add_argument(
         "--max-packets",
@@ -82,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--truth",
         type=Path,
         metavar="FILE.parquet",
-        help="also write the ground truth, one row per connection (sizes, trains, RTT, gaps)",
+        help="also write the ground truth, one row per connection (sizes, trains, RTT, ...)",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no summary on stdout")
     return p
@@ -95,6 +118,11 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         model = load(a.model)
+        legacy_opts = [k for k, v in LEGACY_DEFAULTS.items() if getattr(a, k) != v]
+        if not a.legacy and not legacy_opts and model.get("traffic"):
+            return _chain(a, model)
+        if a.duration or a.local:
+            raise SynthError("--duration and --local need the current writer (drop --legacy and the legacy options)")
         rtts = {}
         for item in a.rtt:
             scope, sep, value = item.partition("=")
@@ -136,6 +164,37 @@ def main(argv: list[str] | None = None) -> int:
         "wall_s": round(time.monotonic() - t0, 3),
     }
     if not a.quiet:
+        print(json.dumps(summary, indent=2))
+    return 0
+
+
+def _chain(a, model) -> int:
+    from . import chain
+
+    t0 = time.monotonic()
+    try:
+        opts = chain.ChainOptions(
+            seed=a.seed,
+            duration_s=_time(a.duration) if a.duration else None,
+            local=[p for item in a.local for p in item.split(",") if p],
+            max_packets=a.max_packets,
+        )
+        a.output.parent.mkdir(parents=True, exist_ok=True)
+        summary = chain.write(model, opts, a.output, a.snaplen)
+        if a.truth:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            a.truth.parent.mkdir(parents=True, exist_ok=True)
+            pq.write_table(pa.table(chain.truth(chain.plan(model, opts))), a.truth)
+    except (SynthError, ValueError) as e:
+        print(f"tracelab synth: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"tracelab synth: {e.filename or a.output}: {e.strerror}", file=sys.stderr)
+        return 1
+    if not a.quiet:
+        summary = {**summary, "model": str(a.model), "output": str(a.output), "wall_s": round(time.monotonic() - t0, 3)}
         print(json.dumps(summary, indent=2))
     return 0
 
