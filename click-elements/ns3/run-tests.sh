@@ -5,6 +5,10 @@
 # built (`make ns3`); exit 1 on any FAIL.
 #   same_decisions.py   every core's queue disc against the replay engine,
 #                       packet by packet, on real traces
+#   tl-ns3-dumbbell     the thesis dumbbell with real TCP, a short overloaded
+#                       run per adapter: every flow completes and is in the
+#                       CSV, the bottleneck's counts add up, the version is
+#                       recorded
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$here/../.." && pwd)
@@ -18,4 +22,37 @@ fi
 echo "== same decisions: ns-3 queue discs vs the replay engine ($(cat "$OUT/wheel/VERSION" 2>/dev/null || echo '?'))"
 "$PY" "$here/same_decisions.py" --driver "$OUT/tl-ns3-decisions"
 status=$?
+
+echo "== the dumbbell with real TCP, one short overloaded run per adapter"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for q in fifo 'efd(th=30000)' pefd efdack run2c run2cack sift xprotect las lasack lars scfq ncq ncqplus; do
+  dir="$work/$(echo "$q" | tr -c 'a-z0-9\n' _)"
+  if ! "$OUT/tl-ns3-dumbbell" --qdisc="$q" --load=15e6 --duration=4 --drain=16 --out="$dir" >"$dir.log" 2>&1; then
+    echo "FAIL dumbbell $q: exited $? ($(tail -n 1 "$dir.log"))"
+    status=1
+    continue
+  fi
+  "$PY" - "$q" "$dir" <<'PY' || status=1
+import csv, json, sys
+q, d = sys.argv[1], sys.argv[2]
+s = json.load(open(f"{d}/summary.json"))
+rows = list(csv.DictReader(open(f"{d}/flows.csv")))
+b = s["bottleneck"]
+problems = []
+if not s.get("ns3_version"):
+    problems.append("no ns-3 version")
+if len(rows) != s["flows"] or s["flows"] == 0:
+    problems.append(f"{len(rows)} rows for {s['flows']} flows")
+if s["completed"] != s["flows"]:
+    problems.append(f"{s['flows'] - s['completed']} flows unfinished")
+if b["core_offered"] != b["received"] or b["core_served"] + b["core_dropped"] != b["core_offered"]:
+    problems.append(f"bottleneck counts do not add up: {b}")
+if sum(int(r["lost_packets"]) for r in rows) != b["dropped"]:
+    problems.append("per-flow losses do not sum to the bottleneck's drops")
+what = f"{s['flows']} flows, {b['dropped']} of {b['received']} packets dropped, flow table max {s['flow_table']['max']}"
+print(f"{'FAIL' if problems else 'PASS'} dumbbell {q} (ns-3 {s['ns3_version']}): {what}" + "; ".join([""] + problems))
+sys.exit(1 if problems else 0)
+PY
+done
 exit $status

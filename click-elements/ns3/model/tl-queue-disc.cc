@@ -757,6 +757,24 @@ TlSpec TlParseSpec(const std::string& text, uint64_t link_bps) {
     }
     spec.attributes.emplace_back(Camel(key), value);
   }
+  // Check every key and value now, with the element's own names in the
+  // message (ns-3 would abort on the first one it cannot set).
+  const TypeId tid = TypeId::LookupByName(spec.type_name);
+  for (const auto& [attr, value] : spec.attributes) {
+    TypeId::AttributeInformation info;
+    if (!tid.LookupAttributeByName(attr, &info)) {
+      std::string known;
+      for (TypeId t = tid; t.GetParent() != t && t != QueueDisc::GetTypeId(); t = t.GetParent())
+        for (uint32_t i = 0; i < t.GetAttributeN(); ++i) known += (known.empty() ? "" : ", ") + t.GetAttribute(i).name;
+      throw std::invalid_argument(name + ": unknown parameter '" + attr + "' in '" + text + "' (" + spec.type_name +
+                                  " has: " + known + ")");
+    }
+    // UintegerValue aborts on a malformed number: check it here.
+    const bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+    if ((info.checker->GetValueTypeName() == "ns3::UintegerValue" && !digits) ||
+        !info.checker->CreateValidValue(StringValue(value)))
+      throw std::invalid_argument(name + ": bad value '" + value + "' for " + attr + " in '" + text + "'");
+  }
   return spec;
 }
 

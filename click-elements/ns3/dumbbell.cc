@@ -1,0 +1,281 @@
+// The thesis's wired dumbbell with real TCP ([003 §4.4], experiments.md
+// E-THS-2..4): senders 1-5 - router - 10 Mb/s - router - receivers 8-12,
+// 100 Mb/s access links, 1 ms on every link, a 300-packet bottleneck buffer
+// run by any tracelab queue disc, FIFO elsewhere; TCP NewReno, 1448-byte
+// segments (1500-byte IP packets with timestamps), delayed ACKs, 65 KB
+// receive window. Flows arrive as a Poisson process between random
+// sender/receiver pairs, sizes bounded Zipf in segments (algorithms.md §11:
+// P(k) ~ k^-(alpha+1) on [min, max]; alpha 1.0, 6 to 6906 segments = 10 MB:
+// mean 39.4 segments, close to the seeds' 40 MSS).
+//
+//   tl-ns3-dumbbell --qdisc='efd(th=30000)' --load=8e6 --duration=100 --out=DIR
+//
+// Writes DIR/flows.csv, one row per flow: size, start, completion (empty if
+// the flow did not finish by the end), response time, and the bytes and
+// packets of it the bottleneck queue disc dropped; and DIR/summary.json:
+// the ns-3 version, the configuration, the queue disc's counters and its
+// flow-table size (time-weighted mean, max). The queue disc is the engine
+// spec string (TlParseSpec): 'fifo', 'efd(th=30000)', 'las', 'lars', ...
+//
+// ns-3 details that matter: the root queue disc is installed before the
+// addresses are assigned (Ipv4AddressHelper::Assign installs its default
+// FqCoDel on any device without one), the bottleneck device has a 1-packet
+// transmit queue (so the queue disc, not the device, holds the backlog;
+// one packet waits in the device while another is on the wire), and the
+// left router's bottleneck device is GetLeft()->GetDevice(0).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-layout-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include "tl-queue-disc.hh"
+
+using namespace ns3;
+
+namespace {
+
+struct Flow {
+  uint32_t src = 0, dst = 0;
+  uint16_t port = 0;
+  uint64_t size = 0;  // bytes
+  double start = 0;
+  double done = -1;
+  uint64_t received = 0;
+  uint64_t lost_bytes = 0, lost_packets = 0;
+};
+
+std::vector<Flow> g_flows;
+std::string g_spec = "fifo";
+
+// The whole --qdisc value (CommandLine's own string parsing stops at the
+// first space of 'efd(th=30000, capacity=300)').
+bool SetSpec(const std::string& value) {
+  g_spec = value;
+  return true;
+}
+uint16_t g_firstPort = 10000;
+
+void OnRx(uint32_t i, Ptr<const Packet> p, const Address&) {
+  Flow& f = g_flows[i];
+  f.received += p->GetSize();
+  if (f.done < 0 && f.received >= f.size) f.done = Simulator::Now().GetSeconds();
+}
+
+// A bottleneck drop: the flow is the TCP destination port of the data packet.
+void OnDrop(Ptr<const QueueDiscItem> item, const char*) {
+  Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+  if (!ip || ip->GetHeader().GetProtocol() != 6) return;
+  TcpHeader tcp;
+  if (ip->GetPacket()->PeekHeader(tcp) == 0) return;
+  const uint32_t port = tcp.GetDestinationPort();
+  if (port < g_firstPort || port - g_firstPort >= g_flows.size()) return;
+  Flow& f = g_flows[port - g_firstPort];
+  f.lost_bytes += item->GetSize();
+  ++f.lost_packets;
+}
+
+// Time-weighted flow-table size.
+struct Level {
+  double last_t = 0, area = 0;
+  uint32_t value = 0, max = 0;
+  void Set(uint32_t, uint32_t v) {
+    const double now = Simulator::Now().GetSeconds();
+    area += value * (now - last_t);
+    last_t = now;
+    value = v;
+    max = std::max(max, v);
+  }
+};
+Level g_table;
+
+// Bounded Zipf on [lo, hi] by inverse CDF.
+class BoundedZipf {
+ public:
+  BoundedZipf(double alpha, uint32_t lo, uint32_t hi) : lo_(lo) {
+    double sum = 0;
+    for (uint32_t k = lo; k <= hi; ++k) cdf_.push_back(sum += std::pow(double(k), -(alpha + 1)));
+    for (double& c : cdf_) c /= sum;
+  }
+  uint32_t Draw(double u) const { return lo_ + uint32_t(std::lower_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin()); }
+  double Mean() const {
+    double m = 0, prev = 0;
+    for (size_t i = 0; i < cdf_.size(); ++i) m += (cdf_[i] - prev) * double(lo_ + i), prev = cdf_[i];
+    return m;
+  }
+
+ private:
+  uint32_t lo_;
+  std::vector<double> cdf_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string out = "dumbbell-out";
+  double load = 8e6;      // offered bits per second
+  double duration = 100;  // seconds of flow arrivals
+  double drain = 60;      // seconds after the last arrival
+  double alpha = 1.0;     // bounded Zipf exponent
+  uint32_t minSeg = 6, maxSeg = 6906;
+  uint32_t seg = 1448;
+  uint32_t seed = 1, run = 1;
+  uint32_t hosts = 5;
+  CommandLine cmd(__FILE__);
+  cmd.AddValue("qdisc", "bottleneck queue disc, as an engine spec string (capacity 300 by default) [fifo]",
+               MakeCallback(&SetSpec));
+  cmd.AddValue("load", "offered load, bits per second (8e6 underload, 15e6 overload)", load);
+  cmd.AddValue("duration", "seconds of flow arrivals", duration);
+  cmd.AddValue("drain", "seconds simulated after the last arrival", drain);
+  cmd.AddValue("alpha", "bounded Zipf exponent of the flow sizes (segments)", alpha);
+  cmd.AddValue("minSeg", "smallest flow, segments", minSeg);
+  cmd.AddValue("maxSeg", "largest flow, segments", maxSeg);
+  cmd.AddValue("segment", "TCP segment size, bytes", seg);
+  cmd.AddValue("hosts", "senders (and receivers)", hosts);
+  cmd.AddValue("seed", "RNG seed", seed);
+  cmd.AddValue("run", "RNG run", run);
+  cmd.AddValue("out", "output directory (flows.csv, summary.json)", out);
+  cmd.Parse(argc, argv);
+  const std::string spec = g_spec;
+  RngSeedManager::SetSeed(seed);
+  RngSeedManager::SetRun(run);
+
+  Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+  Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(seg));
+  Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
+  Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(65535));
+  Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 20));
+
+  const uint64_t bottleneck = 10000000;
+  PointToPointHelper access, core;
+  access.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
+  access.SetChannelAttribute("Delay", StringValue("1ms"));
+  access.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1p"));
+  core.SetDeviceAttribute("DataRate", DataRateValue(DataRate(bottleneck)));
+  core.SetChannelAttribute("Delay", StringValue("1ms"));
+  core.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1p"));
+  PointToPointDumbbellHelper d(hosts, access, hosts, access, core);
+  InternetStackHelper stack;
+  d.InstallStack(stack);
+
+  // Queue discs before the addresses: the bottleneck's from the spec, FIFO
+  // (300 packets) on every other device.
+  Ptr<NetDevice> bottleneckDev = d.GetLeft()->GetDevice(0);
+  TlSpec parsed;
+  try {
+    parsed = TlParseSpec(spec, bottleneck);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "tl-ns3-dumbbell: %s\n", e.what());
+    return 2;
+  }
+  for (const auto& [k, v] : parsed.attributes) Config::SetDefault(parsed.type_name + "::" + k, StringValue(v));
+  TrafficControlHelper bottleneckTc;
+  bottleneckTc.SetRootQueueDisc(parsed.type_name);
+  QueueDiscContainer qdc = bottleneckTc.Install(bottleneckDev);
+  Ptr<QueueDisc> qd = qdc.Get(0);
+  TrafficControlHelper fifo;
+  fifo.SetRootQueueDisc("ns3::TlFifoQueueDisc");
+  for (auto n = NodeList::Begin(); n != NodeList::End(); ++n)
+    for (uint32_t i = 0; i < (*n)->GetNDevices(); ++i) {
+      Ptr<NetDevice> dev = (*n)->GetDevice(i);
+      if (dev != bottleneckDev && DynamicCast<PointToPointNetDevice>(dev)) fifo.Install(dev);
+    }
+  d.AssignIpv4Addresses(Ipv4AddressHelper("10.1.0.0", "255.255.255.0"), Ipv4AddressHelper("10.2.0.0", "255.255.255.0"),
+                        Ipv4AddressHelper("10.3.0.0", "255.255.255.0"));
+  Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+  qd->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&OnDrop));
+  qd->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&OnDrop));
+  qd->TraceConnectWithoutContext("FlowTableSize", MakeCallback(&Level::Set, &g_table));
+
+  // The workload: Poisson arrivals at load / mean size.
+  BoundedZipf sizes(alpha, minSeg, maxSeg);
+  const double meanBytes = sizes.Mean() * seg;
+  Ptr<ExponentialRandomVariable> gap = CreateObject<ExponentialRandomVariable>();
+  gap->SetAttribute("Mean", DoubleValue(meanBytes * 8 / load));
+  Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+  for (double t = gap->GetValue(); t < duration; t += gap->GetValue()) {
+    Flow f;
+    f.src = u->GetInteger(0, hosts - 1);
+    f.dst = u->GetInteger(0, hosts - 1);
+    f.size = uint64_t(sizes.Draw(u->GetValue())) * seg;
+    f.start = t;
+    f.port = uint16_t(g_firstPort + g_flows.size());
+    if (f.port < g_firstPort) {
+      std::fprintf(stderr, "tl-ns3-dumbbell: more than %u flows: shorten --duration\n", 65535u - g_firstPort);
+      return 2;
+    }
+    g_flows.push_back(f);
+  }
+  for (uint32_t i = 0; i < g_flows.size(); ++i) {
+    const Flow& f = g_flows[i];
+    PacketSinkHelper sinkHelper("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), f.port));
+    ApplicationContainer sink = sinkHelper.Install(d.GetRight(f.dst));
+    sink.Start(Seconds(0));
+    sink.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnRx, i));
+    BulkSendHelper send("ns3::TcpSocketFactory", InetSocketAddress(d.GetRightIpv4Address(f.dst), f.port));
+    send.SetAttribute("MaxBytes", UintegerValue(f.size));
+    send.SetAttribute("SendSize", UintegerValue(seg));
+    ApplicationContainer app = send.Install(d.GetLeft(f.src));
+    app.Start(Seconds(f.start));
+  }
+  const double end = duration + drain;
+  Simulator::Stop(Seconds(end));
+  Simulator::Run();
+  g_table.Set(0, g_table.value);
+
+  std::string mk = "mkdir -p '" + out + "'";
+  if (std::system(mk.c_str()) != 0) {
+    std::fprintf(stderr, "tl-ns3-dumbbell: cannot create %s\n", out.c_str());
+    return 2;
+  }
+  std::ofstream csv(out + "/flows.csv");
+  csv << "flow,src,dst,size_bytes,start_s,completion_s,response_s,lost_bytes,lost_packets\n";
+  uint64_t done = 0;
+  for (uint32_t i = 0; i < g_flows.size(); ++i) {
+    const Flow& f = g_flows[i];
+    csv << i << ',' << f.src << ',' << f.dst << ',' << f.size << ',' << f.start << ',';
+    if (f.done >= 0) {
+      csv << f.done << ',' << f.done - f.start;
+      ++done;
+    } else {
+      csv << ',';
+    }
+    csv << ',' << f.lost_bytes << ',' << f.lost_packets << '\n';
+  }
+  const QueueDisc::Stats& s = qd->GetStats();
+  const tracelab::Counters& c = DynamicCast<TlCoreQueueDisc>(qd)->GetCounters();
+  std::ofstream js(out + "/summary.json");
+  char buf[2048];
+  std::snprintf(buf, sizeof(buf),
+                "{\n  \"ns3_version\": \"%s\",\n  \"qdisc\": \"%s\",\n  \"type\": \"%s\",\n  \"load_bps\": %.0f,\n"
+                "  \"duration_s\": %g,\n  \"drain_s\": %g,\n  \"seed\": %u,\n  \"run\": %u,\n  \"alpha\": %g,\n"
+                "  \"min_segments\": %u,\n  \"max_segments\": %u,\n  \"mean_flow_bytes\": %.1f,\n  \"segment\": %u,\n"
+                "  \"flows\": %zu,\n  \"completed\": %llu,\n  \"bottleneck\": {\"received\": %u, \"sent\": %u, "
+                "\"dropped\": %u, \"dropped_before_enqueue\": %u, \"dropped_after_dequeue\": %u, "
+                "\"core_offered\": %llu, \"core_served\": %llu, \"core_dropped\": %llu, \"highwater_packets\": "
+                "%llu},\n  \"flow_table\": {\"mean\": %.4f, \"max\": %u}\n}\n",
+                TL_NS3_VERSION, spec.c_str(), parsed.type_name.c_str(), load, duration, drain, seed, run, alpha, minSeg,
+                maxSeg, meanBytes, seg, g_flows.size(), (unsigned long long)done, s.nTotalReceivedPackets,
+                s.nTotalSentPackets, s.nTotalDroppedPackets, s.nTotalDroppedPacketsBeforeEnqueue,
+                s.nTotalDroppedPacketsAfterDequeue, (unsigned long long)c.offered, (unsigned long long)c.served,
+                (unsigned long long)c.dropped_total(), (unsigned long long)c.highwater_packets, g_table.area / end,
+                g_table.max);
+  js << buf;
+  std::printf(
+      "ns-3 %s dumbbell %s, load %.1f Mb/s: %zu flows, %llu completed; bottleneck dropped %u of %u; "
+      "flow table mean %.2f max %u -> %s/\n",
+      TL_NS3_VERSION, spec.c_str(), load / 1e6, g_flows.size(), (unsigned long long)done, s.nTotalDroppedPackets,
+      s.nTotalReceivedPackets, g_table.area / end, g_table.max, out.c_str());
+  Simulator::Destroy();
+  return 0;
+}
