@@ -258,15 +258,16 @@ def empirical_table(x: np.ndarray, integer: bool = False) -> dict:
     return {
         "n": n,
         "p": p.tolist(),
-        "v": np.quantile(x, p).tolist(),
+        "v": np.quantile(x, p, method="inverted_cdf" if integer else "linear").tolist(),
         "tail": x[-TABLE_TAIL:].tolist(),
         "integer": integer,
     }
 
 
 def table_ppf(table: dict, u: np.ndarray) -> np.ndarray:
-    """The quantile function of an empirical table: linear between the body's quantiles,
-    the exact top values above (each with probability 1/n)."""
+    """The quantile function of an empirical table: linear between the body's quantiles
+    (for integer variables a step function, the nearest quantile), the exact top values above (each with
+    probability 1/n)."""
     u = np.asarray(u, dtype=float)
     n, tail = table["n"], np.asarray(table["tail"], dtype=float)
     top = 1.0 - len(tail) / n
@@ -274,7 +275,12 @@ def table_ppf(table: dict, u: np.ndarray) -> np.ndarray:
     out = tail[rank]
     if table["p"]:
         body = u < top
-        out = np.where(body, np.interp(u, table["p"], table["v"]), out)
+        if table.get("integer"):  # a step function: only values that occur (spikes stay spikes)
+            at = np.clip(np.round(u / top * (len(table["v"]) - 1)).astype(np.int64), 0, len(table["v"]) - 1)
+            inner = np.asarray(table["v"], dtype=float)[at]
+        else:
+            inner = np.interp(u, table["p"], table["v"])
+        out = np.where(body, inner, out)
     return np.round(out) if table.get("integer") else out
 
 

@@ -157,7 +157,8 @@ def _host_rows(ids, keys, key_of_conn, host_of_conn, mask):
 
 
 def derive_traffic(profile_dir, summary: dict, seed: int = 0) -> dict:
-    conns = read_table(profile_dir, S.CONNECTIONS, REQUIRED)
+    read_table(profile_dir, S.CONNECTIONS, REQUIRED)  # names the missing required columns
+    conns = read_table(profile_dir, S.CONNECTIONS)
     have = set(conns.column_names)
     n = conns.num_rows
     # Columns an older or partial profile lacks are unknown (null) here.

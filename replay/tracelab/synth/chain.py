@@ -121,7 +121,7 @@ def _draw_group(group: dict, n: int, rng) -> dict[str, np.ndarray]:
     if tail and "total_bytes" in out:
         # The largest connections (their share of this draw) are the model's rows, whole.
         m = len(tail["total_bytes"])
-        k = min(n, round(m * n / max(group["connections"], 1)))
+        k = min(n, m, round(m * n / max(group["connections"], 1)))
         if k:
             rows = np.round(np.linspace(m - k, m - 1, k)).astype(np.int64) if k < m else np.arange(m)
             at = np.argsort(out["total_bytes"], kind="stable")[-k:]
