@@ -64,6 +64,10 @@ pub struct Accounting {
     pub skipped: BTreeMap<&'static str, u64>,
     pub first_ts_ns: Option<i64>,
     pub last_ts_ns: Option<i64>,
+    /// Decoded packets whose timestamp was earlier than network time (the
+    /// latest timestamp decoded before them): processed at network time,
+    /// so time never goes backwards for the trackers.
+    pub out_of_order: u64,
     pub read_error: Option<ReadError>,
     /// Per-packet counts behind `decoded_by_proto`, indexed like
     /// `PROTO_NAMES` and folded into the map when the input ends (a map
@@ -352,6 +356,13 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
         };
         acc.frames += 1;
         acc.bytes += frame.cap_len as u64;
+        // The readers clamp a time outside i64 nanoseconds (before
+        // 1677-09-21 or after 2262-04-11) to the ends of the range: the
+        // frame's real time is not known.
+        if frame.ts_ns == i64::MIN || frame.ts_ns == i64::MAX {
+            *acc.skipped.entry(TIMESTAMP_OUT_OF_RANGE).or_default() += 1;
+            continue;
+        }
         if let Err(reason) =
             decode_into(frame.link_type, frame.data, frame.ts_ns, frame.wire_len, frame.interface, &mut meta)
         {
@@ -360,20 +371,26 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
         }
         acc.add_decoded(&meta);
         // Network time never goes backwards (as in Zeek): the maximum seen.
-        now = now.max(meta.ts_ns);
+        // A packet from before it is processed at network time (so no
+        // duration, RTT or warm-up comes out negative) and counted.
+        if meta.ts_ns < now {
+            acc.out_of_order += 1;
+            meta.ts_ns = now;
+        }
+        now = meta.ts_ns;
         match epoch_end {
             None => {
                 // The first decoded packet.
                 acc.first_ts_ns = Some(meta.ts_ns);
                 sink.open_at(meta.ts_ns);
-                epoch_end = Some((now.div_euclid(EPOCH_NS) + 1) * EPOCH_NS);
+                epoch_end = Some(epoch_end_after(now));
             }
             Some(end) if now >= end => {
                 for shard in &mut shards {
                     shard.push(Msg::Advance(now));
                     shard.send();
                 }
-                epoch_end = Some((now.div_euclid(EPOCH_NS) + 1) * EPOCH_NS);
+                epoch_end = Some(epoch_end_after(now));
             }
             _ => {}
         }
@@ -433,9 +450,18 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
     })
 }
 
+/// The skip reason of a frame whose time the reader could not represent.
+pub const TIMESTAMP_OUT_OF_RANGE: &str = "timestamp_out_of_range";
+
+/// The end of the epoch holding `now`: the next whole second, saturating
+/// at `i64::MAX` (the last epoch then never ends before the trace does).
+fn epoch_end_after(now: i64) -> i64 {
+    now.div_euclid(EPOCH_NS).saturating_add(1).saturating_mul(EPOCH_NS)
+}
+
 /// The name of each skip reason, so summaries list every reason (0 included).
 pub fn all_skip_reasons() -> impl Iterator<Item = &'static str> {
-    SkipReason::ALL.iter().map(|r| r.name())
+    SkipReason::ALL.iter().map(|r| r.name()).chain([TIMESTAMP_OUT_OF_RANGE])
 }
 
 pub fn relative(out: &Path, p: &Path) -> String {

@@ -51,7 +51,8 @@ pub fn summary_json(cfg: &ProfileConfig, p: &Profile, tracker_config: Value) -> 
             "first_ts": secs(acc.first_ts_ns),
             "last_ts": secs(acc.last_ts_ns),
             "duration_s": match (acc.first_ts_ns, acc.last_ts_ns) {
-                (Some(a), Some(b)) => json!((b - a) as f64 / 1e9),
+                // Network time: never before the first packet.
+                (Some(a), Some(b)) => json!(b.saturating_sub(a) as f64 / 1e9),
                 _ => Value::Null,
             },
         },
@@ -74,6 +75,7 @@ pub fn summary_json(cfg: &ProfileConfig, p: &Profile, tracker_config: Value) -> 
             "decoded_by_proto": acc.decoded_by_proto,
             "skipped_total": acc.skipped_total(),
             "skipped": skipped,
+            "out_of_order": acc.out_of_order,
         },
         "read_error": acc.read_error.as_ref().map(|e| json!({
             "file": e.file.display().to_string(), "offset": e.offset, "reason": e.reason,
@@ -119,7 +121,7 @@ fn human_bytes(b: u64) -> String {
 pub fn print_human(w: &mut impl Write, cfg: &ProfileConfig, p: &Profile) -> io::Result<()> {
     let acc = &p.accounting;
     let dur = match (acc.first_ts_ns, acc.last_ts_ns) {
-        (Some(a), Some(b)) => format!("{:.3} s", (b - a) as f64 / 1e9),
+        (Some(a), Some(b)) => format!("{:.3} s", b.saturating_sub(a) as f64 / 1e9),
         _ => "-".into(),
     };
     writeln!(w, "Trace {}", cfg.trace.display())?;
@@ -129,6 +131,9 @@ pub fn print_human(w: &mut impl Write, cfg: &ProfileConfig, p: &Profile) -> io::
     writeln!(w, "  # packets     {} read, {} decoded, {} skipped", acc.frames, acc.decoded, acc.skipped_total())?;
     for (reason, n) in &acc.skipped {
         writeln!(w, "                  {n} {reason}")?;
+    }
+    if acc.out_of_order > 0 {
+        writeln!(w, "                  ({} out of order: taken at network time)", acc.out_of_order)?;
     }
     writeln!(w, "  # hosts       {} ({} local, {} servers)", p.hosts, p.local_hosts, p.servers)?;
     if cfg.local.is_empty() {

@@ -564,7 +564,7 @@ fn write_load(
     let mut t = ParquetTable::create(&dir.join("load.parquet"), LOAD_COLUMNS, codec)?;
     for ((bin, scope, cat), c) in cells {
         t.row()
-            .f64(Some((bin * bin_ns) as f64 / 1e9))
+            .f64(Some(bin.checked_mul(bin_ns).map_or(bin as f64 * bin_ns as f64, |t| t as f64) / 1e9))
             .f64(Some(bin_ns as f64 / 1e9))
             .label(Some(scope.name()))
             .label(Some(cat.name()))

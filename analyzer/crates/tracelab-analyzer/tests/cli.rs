@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::Int64Type;
+use arrow_array::types::{Float64Type, Int64Type};
 use arrow_array::{Array, RecordBatch};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
@@ -18,6 +18,9 @@ fn repo() -> PathBuf {
 
 #[path = "../../../test-support/public_datasets.rs"]
 mod public_datasets;
+
+#[path = "../../../test-support/pcap_build.rs"]
+mod pcap_build;
 
 fn public() -> PathBuf {
     public_datasets::datasets()
@@ -48,6 +51,45 @@ fn read_parquet(path: &Path) -> Vec<RecordBatch> {
         .unwrap()
         .map(|b| b.unwrap())
         .collect()
+}
+
+/// What must never be negative in a profile: every time column of
+/// connections.parquet (durations, RTTs, warm-ups, phases; not `ts`, and not
+/// pacing, a difference that may be) and every warm-up and RTT sample.
+/// Returns "file:column" for each column holding a negative value.
+fn negative_times(dir: &Path) -> Vec<String> {
+    let conn_time = |n: &str| (n == "duration" || n.ends_with("_s")) && !n.contains("pacing");
+    let mut bad = Vec::new();
+    for (file, is_time) in [
+        ("connections.parquet", &conn_time as &dyn Fn(&str) -> bool),
+        ("samples/warmups.parquet", &|n: &str| n == "warmup_s"),
+        ("samples/rtt.parquet", &|n: &str| n == "rtt_s"),
+    ] {
+        for b in read_parquet(&dir.join(file)) {
+            for (field, col) in b.schema().fields().iter().zip(b.columns()) {
+                let Some(v) = col.as_primitive_opt::<Float64Type>() else {
+                    continue;
+                };
+                if is_time(field.name()) && v.iter().flatten().any(|x| x < 0.0) {
+                    bad.push(format!("{file}:{}", field.name()));
+                }
+            }
+        }
+    }
+    bad.sort();
+    bad.dedup();
+    bad
+}
+
+/// The uids of connections.parquet that occur more than once, with their counts.
+fn duplicate_uids(dir: &Path) -> Vec<(String, usize)> {
+    let mut seen = BTreeMap::<String, usize>::new();
+    for b in read_parquet(&dir.join("connections.parquet")) {
+        for u in b.column_by_name("uid").unwrap().as_string::<i32>().iter().flatten() {
+            *seen.entry(u.to_string()).or_default() += 1;
+        }
+    }
+    seen.into_iter().filter(|&(_, n)| n > 1).collect()
 }
 
 fn summary(dir: &Path) -> serde_json::Value {
@@ -186,9 +228,96 @@ fn every_public_trace_is_accounted_for() {
             })
             .sum();
         assert_eq!(pkts as u64, p["decoded"].as_u64().unwrap(), "{}", t.display());
+        // Time: whatever order the packets came in, no negative time and
+        // one uid per connection.
+        assert_eq!(negative_times(&out), Vec::<String>::new(), "{}", t.display());
+        assert_eq!(duplicate_uids(&out), vec![], "{}", t.display());
     }
     // The MANIFEST lists truncated traces among the public ones.
     assert!(read_errors > 0, "expected some truncated traces among {}", traces.len());
+}
+
+/// Packets that go back in time are counted (`packets.out_of_order`) and
+/// taken at network time: no negative RTT or warm-up (an ACK stamped
+/// before the data it acknowledges, a data packet before the train it
+/// follows), and a 5-tuple reused within one timestamp gets a uid of its own.
+#[test]
+fn packets_going_backwards_are_counted_and_never_negative() {
+    use pcap_build::*;
+    let (c, s, c2) = ([10, 0, 0, 1], [10, 0, 0, 2], [10, 0, 0, 3]);
+    let t0: u64 = 1_700_000_000_000_000_000;
+    let ms = 1_000_000;
+    let frames = vec![
+        tcp(t0, c, 40000, s, 80, SYN, 100, 0, 0),
+        tcp(t0 + 10 * ms, s, 80, c, 40000, SYN | ACK, 500, 101, 0),
+        tcp(t0 + 20 * ms, c, 40000, s, 80, ACK, 101, 501, 0),
+        tcp(t0 + 30 * ms, c, 40000, s, 80, PSH | ACK, 101, 501, 100),
+        // Acknowledges the data above, stamped before it.
+        tcp(t0 + 25 * ms, s, 80, c, 40000, ACK, 501, 201, 0),
+        tcp(t0 + 40 * ms, s, 80, c, 40000, PSH | ACK, 501, 201, 100),
+        // The originator's next train, stamped before the responder's.
+        tcp(t0 + 35 * ms, c, 40000, s, 80, PSH | ACK, 201, 601, 100),
+        tcp(t0 + 50 * ms, c, 40000, s, 80, FIN | ACK, 301, 601, 0),
+        tcp(t0 + 60 * ms, s, 80, c, 40000, FIN | ACK, 601, 302, 0),
+        tcp(t0 + 70 * ms, c, 40000, s, 80, ACK, 302, 602, 0),
+        // The same 5-tuple started twice at one instant.
+        tcp(t0 + 1000 * ms, c2, 40001, s, 80, SYN, 1, 0, 0),
+        tcp(t0 + 1000 * ms, c2, 40001, s, 80, SYN, 9000, 0, 0),
+    ];
+    let dir = tmp("backwards");
+    let trace = dir.join("backwards.pcap");
+    write_pcap(&mut fs::File::create(&trace).unwrap(), frames).unwrap();
+    let out = dir.join("out");
+    let o = analyze(&trace, &out, &["--threads", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let sm = summary(&out);
+    assert_eq!(sm["packets"]["decoded"], 12);
+    assert_eq!(sm["packets"]["out_of_order"], 2);
+    assert_eq!(sm["connections"]["total"], 3);
+    assert_eq!(negative_times(&out), Vec::<String>::new());
+    assert_eq!(duplicate_uids(&out), vec![]);
+    // The same run on two threads: the same outputs.
+    let out2 = dir.join("out2");
+    assert_eq!(analyze(&trace, &out2, &["--threads", "2"]).status.code(), Some(0));
+    assert_eq!(files_under(&out), files_under(&out2));
+}
+
+/// Timestamps at the top of the i64 nanosecond range: no arithmetic
+/// overflows (the debug build checks), and a time the reader cannot
+/// represent (clamped to i64::MAX) is skipped as `timestamp_out_of_range`.
+#[test]
+fn extreme_timestamps_do_not_overflow() {
+    use pcap_build::*;
+    let (c, s) = ([10, 0, 0, 1], [10, 0, 0, 2]);
+    // pcapng microseconds, 2 s below the largest representable time.
+    let top = (i64::MAX as u64) / 1000 - 2_000_000;
+    let frames = vec![
+        tcp(top, c, 40000, s, 80, SYN, 100, 0, 0),
+        tcp(top + 1000, s, 80, c, 40000, SYN | ACK, 500, 101, 0),
+        tcp(top + 2000, c, 40000, s, 80, ACK, 101, 501, 0),
+        tcp(top + 3000, c, 40000, s, 80, PSH | ACK, 101, 501, 100),
+        tcp(top + 4000, s, 80, c, 40000, ACK, 501, 201, 0),
+        // Past 2262-04-11: not representable.
+        udp(u64::MAX, c, 5000, s, 53, 20),
+        tcp(top + 1_500_000, s, 80, c, 40000, PSH | ACK, 501, 201, 100),
+        udp(top + 1_600_000, c, 5000, s, 53, 20),
+        tcp(top + 1_900_000, c, 40000, s, 80, FIN | ACK, 201, 601, 0),
+    ];
+    let dir = tmp("extreme");
+    let trace = dir.join("extreme.pcapng");
+    write_pcapng(&mut fs::File::create(&trace).unwrap(), frames).unwrap();
+    let out = dir.join("out");
+    let o = analyze(&trace, &out, &["--threads", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let sm = summary(&out);
+    assert_eq!(sm["packets"]["read"], 9);
+    assert_eq!(sm["packets"]["decoded"], 8);
+    assert_eq!(sm["packets"]["skipped"]["timestamp_out_of_range"], 1);
+    assert_eq!(sm["connections"]["total"], 2);
+    assert_eq!(negative_times(&out), Vec::<String>::new());
+    let conns = read_parquet(&out.join("connections.parquet"));
+    let dur = conns[0].column_by_name("duration").unwrap().as_primitive::<Float64Type>();
+    assert!(dur.iter().flatten().all(|d| (0.0..2.0).contains(&d)), "{dur:?}");
 }
 
 /// Count the whole records of a classic pcap by walking its headers: the

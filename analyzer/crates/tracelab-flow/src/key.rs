@@ -231,10 +231,15 @@ pub(crate) fn splitmix64(mut z: u64) -> u64 {
 /// Zeek-style uid: "C" + base62 of 96 bits keyed by (first ts, key). Zeek's
 /// own uids come from a seeded RNG, so we cannot (and do not) match them;
 /// ours are a pure function of the input, hence identical across runs and
-/// thread counts.
-pub(crate) fn uid(ts_ns: i64, key: &FlowKey) -> Uid {
+/// thread counts. `seq` counts the earlier connections of the same key
+/// and first timestamp (0 but for a 5-tuple reused within one timestamp):
+/// it keeps every uid of a run distinct, and 0 leaves the uid as it was.
+pub(crate) fn uid(ts_ns: i64, key: &FlowKey, seq: u32) -> Uid {
     const KEY: u64 = 0x7472_6163_656c_6162; // "tracelab"
-    let h = key.stable_hash();
+    let mut h = key.stable_hash();
+    if seq != 0 {
+        h = splitmix64(h ^ splitmix64(u64::from(seq) ^ KEY.rotate_left(32)));
+    }
     let lo = splitmix64(h ^ splitmix64(ts_ns as u64 ^ KEY));
     let hi = splitmix64(lo ^ h.rotate_left(17)) & 0xffff_ffff;
     let v: u128 = (hi as u128) << 64 | lo as u128;
@@ -363,7 +368,7 @@ mod tests {
         for i in 0..2000i64 {
             let key = FlowKey::new(Addr::v4([10, 0, 0, 1]), i as u16, Addr::v4([192, 168, 1, 1]), 443, 6, false);
             let ts = 1_700_000_000_000_000_000 + i * 7_919_000_003;
-            assert_eq!(uid(ts, &key).as_str(), reference(ts, &key));
+            assert_eq!(uid(ts, &key, 0).as_str(), reference(ts, &key));
         }
     }
 }

@@ -133,7 +133,7 @@ impl Side {
             }
             self.outstanding.pop_front();
             if !o.ambiguous {
-                self.sample(ts - o.ts, cap);
+                self.sample(ts.saturating_sub(o.ts), cap);
             }
         }
         // The front is not acked; with rising ends and the back not acked
@@ -151,7 +151,7 @@ impl Side {
             if seq_delta(o.end, ack) <= 0 {
                 self.outstanding.remove(i);
                 if !o.ambiguous {
-                    self.sample(ts - o.ts, cap);
+                    self.sample(ts.saturating_sub(o.ts), cap);
                 }
             } else {
                 i += 1;
@@ -324,13 +324,13 @@ impl TcpMetrics {
                 let warmup = match self.train.take() {
                     Some(t) => {
                         self.close_train(t);
-                        ts - t.end
+                        ts.saturating_sub(t.end)
                     }
                     None => 0,
                 };
                 let me = &mut self.side[slot];
                 me.warmups.push(warmup);
-                me.warmup += warmup;
+                me.warmup = me.warmup.saturating_add(warmup);
                 self.train = Some(Train { slot, start: ts, end: ts, pkts: 1 });
             }
         }
@@ -354,7 +354,7 @@ impl TcpMetrics {
     fn close_train(&mut self, t: Train) {
         let side = &mut self.side[t.slot];
         side.train_sizes.push(t.pkts);
-        side.actual += t.end - self.seg_start;
+        side.actual = side.actual.saturating_add(t.end.saturating_sub(self.seg_start));
         self.seg_start = t.end;
         let _ = t.start;
     }
@@ -381,11 +381,11 @@ impl TcpMetrics {
             self.close_train(t);
         }
         let (a, b) = (orig_slot, orig_slot ^ 1);
-        let syn_synack = self.t_syn.zip(self.t_synack).map(|(s, sa)| sa - s);
-        let synack_ack = self.t_synack.zip(self.t_ack).map(|(sa, ac)| ac - sa);
+        let syn_synack = self.t_syn.zip(self.t_synack).map(|(s, sa)| sa.saturating_sub(s));
+        let synack_ack = self.t_synack.zip(self.t_ack).map(|(sa, ac)| ac.saturating_sub(sa));
         rtt.syn_synack_ns = syn_synack;
         rtt.synack_ack_ns = synack_ack;
-        rtt.handshake_ns = syn_synack.zip(synack_ack).map(|(x, y)| x + y);
+        rtt.handshake_ns = syn_synack.zip(synack_ack).map(|(x, y)| x.saturating_add(y));
         rtt.data_ack_orig = self.side[a].stats(scratch);
         rtt.data_ack_resp = self.side[b].stats(scratch);
         rtt.data_ack_orig_samples = std::mem::take(&mut self.side[a].samples);
@@ -397,7 +397,7 @@ impl TcpMetrics {
         let side = |s: &mut Side| {
             let distinct = s.data_pkts - s.retransmissions;
             let theory = theory_ns(distinct, rtt_ab);
-            let pacing = s.actual - s.warmup - theory;
+            let pacing = s.actual.saturating_sub(s.warmup).saturating_sub(theory);
             SideTransfer {
                 data_pkts: s.data_pkts,
                 distinct_data_pkts: distinct,
@@ -415,9 +415,9 @@ impl TcpMetrics {
         let orig = side(&mut self.side[a]);
         let resp = side(&mut self.side[b]);
         *transfer = Some(Decomposition {
-            setup_ns: first_data - first_ts,
-            transfer_ns: self.last_data - first_data,
-            teardown_ns: self.last_ctrl.map_or(0, |t| (t - self.last_data).max(0)),
+            setup_ns: first_data.saturating_sub(first_ts),
+            transfer_ns: self.last_data.saturating_sub(first_data),
+            teardown_ns: self.last_ctrl.map_or(0, |t| t.saturating_sub(self.last_data).max(0)),
             orig,
             resp,
         });
@@ -470,7 +470,7 @@ pub fn theory_ns(n: u64, rtt_ns: i64) -> i64 {
             last + (n - FLIGHTS_SENT[last as usize]).div_ceil(flight(120))
         }
     };
-    (r as i64 - 1) * rtt_ns
+    (r as i64 - 1).saturating_mul(rtt_ns)
 }
 
 /// Cumulative packets of the first r flights of Eq. 5.10, r = 0..=120,

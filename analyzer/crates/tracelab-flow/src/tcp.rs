@@ -210,9 +210,9 @@ impl Tcp {
             first_packet_seen: [false; 2],
             attempt_at: UNARMED,
             // The constructor arms ExpireTimer at tcp_SYN_timeout.
-            expire: [start_ns + cfg.tcp_syn_timeout_ns, UNARMED, UNARMED],
+            expire: [start_ns.saturating_add(cfg.tcp_syn_timeout_ns), UNARMED, UNARMED],
             delete_at: UNARMED,
-            next: start_ns + cfg.tcp_syn_timeout_ns,
+            next: start_ns.saturating_add(cfg.tcp_syn_timeout_ns),
         }
     }
 
@@ -263,7 +263,7 @@ impl Tcp {
                 return true;
             }
             if self.is_active {
-                self.expire[i] = t + cfg.tcp_session_timer_ns;
+                self.expire[i] = t.saturating_add(cfg.tcp_session_timer_ns);
             }
         }
     }
@@ -274,7 +274,7 @@ impl Tcp {
             return false;
         }
         let (o, r) = (&self.ep[c.orig_slot], &self.ep[c.orig_slot ^ 1]);
-        if c.last_ns + cfg.tcp_connection_linger_ns < t {
+        if c.last_ns.saturating_add(cfg.tcp_connection_linger_ns) < t {
             if (o.did_close || r.did_close)
                 && ((o.did_close && r.did_close)
                     || o.state == EpState::Reset
@@ -720,7 +720,7 @@ impl Tcp {
                         let s = if ack { EpState::SynAckSent } else { EpState::SynSent };
                         self.set_state(c, slot, s, cfg);
                         if cfg.tcp_attempt_delay_ns != 0 {
-                            self.attempt_at = ts + cfg.tcp_attempt_delay_ns;
+                            self.attempt_at = ts.saturating_add(cfg.tcp_attempt_delay_ns);
                             self.next = self.earliest();
                         }
                     } else {
@@ -839,9 +839,9 @@ impl Tcp {
                 self.is_active = false; // ConnectionFinished
             }
             self.cancel_timers();
-            self.delete_at = c.last_ns + cfg.tcp_close_delay_ns;
+            self.delete_at = c.last_ns.saturating_add(cfg.tcp_close_delay_ns);
         } else if self.ep[slot].prev_state != EpState::Inactive {
-            self.add_expire(c.last_ns + cfg.tcp_session_timer_ns);
+            self.add_expire(c.last_ns.saturating_add(cfg.tcp_session_timer_ns));
         }
         // else: PartialCloseTimer, armed only with a handler (none in base).
         self.next = self.earliest();

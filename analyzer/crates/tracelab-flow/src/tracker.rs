@@ -98,6 +98,10 @@ struct Conn {
     first_swapped: bool,
     /// The caller's byte ([`Seen::tag`]).
     tag: u8,
+    /// How many connections on this key started at this connection's
+    /// first timestamp before it (a SYN reusing the 5-tuple at the same
+    /// instant): 0 but for those, it keeps their uids apart.
+    uid_seq: u32,
 }
 
 /// What [`Tracker::process`] tells about a packet's connection.
@@ -206,6 +210,11 @@ pub struct Tracker {
     ports: ServerPorts,
     table: HashMap<FlowKey, Conn, FxBuild>,
     wheel: Wheel,
+    /// The latest time seen (packets and [`Tracker::advance`]): a packet
+    /// from before it is taken at it, so the tracker's time never goes
+    /// backwards (the analyzer's driver already sends packets in time
+    /// order; this guards other callers).
+    now: i64,
     /// Scratch for [`Tracker::advance`], kept to reuse its allocation.
     due: Vec<(FlowKey, i64)>,
     /// Scratch for the RTT medians of finishing connections.
@@ -221,6 +230,7 @@ impl Tracker {
             cfg,
             table,
             wheel: Wheel::new(),
+            now: i64::MIN,
             due: Vec::new(),
             scratch: Vec::new(),
             spares: Spares(Vec::new()),
@@ -258,6 +268,10 @@ impl Tracker {
     /// [`Tracker::advance`], so output does not depend on sharding.
     ///
     pub fn process(&mut self, p: &PacketMeta, out: &mut Vec<ConnRecord>) -> Seen<'_> {
+        if p.ts_ns < self.now {
+            return self.process_late(p, out);
+        }
+        self.now = p.ts_ns;
         let ports = zeek_ports(p);
         let (key, swapped) = FlowKey::oriented(p, ports);
         let cfg = &self.cfg;
@@ -270,7 +284,9 @@ impl Tracker {
                 // Before its deadline no timer can fire: expired() would
                 // change nothing.
                 if (p.ts_ns >= conn.due && conn.expired(p.ts_ns, cfg)) || conn.is_reuse(p) {
+                    let seq = if conn.start_ns == p.ts_ns { conn.uid_seq + 1 } else { 0 };
                     let old = std::mem::replace(conn, Conn::new(key, swapped, ports, p, cfg, sp, &mut self.spares));
+                    conn.uid_seq = seq;
                     old.finish(out, &mut self.scratch, &mut self.spares);
                 }
                 conn
@@ -288,10 +304,20 @@ impl Tracker {
         Seen { from_orig: slot == conn.c.orig_slot, tag: &mut conn.tag }
     }
 
+    /// A packet from before the tracker's time: processed at that time.
+    #[cold]
+    #[inline(never)]
+    fn process_late(&mut self, p: &PacketMeta, out: &mut Vec<ConnRecord>) -> Seen<'_> {
+        let mut q = *p;
+        q.ts_ns = self.now;
+        self.process(&q, out)
+    }
+
     /// Network time reached `now_ns`: connections whose Zeek timers
     /// (inactivity, attempt, expire, close/delete) fired by then finish.
     /// Records come out sorted by (start time, key).
     pub fn advance(&mut self, now_ns: i64, out: &mut Vec<ConnRecord>) {
+        self.now = self.now.max(now_ns);
         let cfg = &self.cfg;
         let mut due = std::mem::take(&mut self.due);
         self.wheel.take_due(now_ns, &mut due);
@@ -400,6 +426,7 @@ impl Conn {
             due: i64::MIN,
             first_swapped: swapped,
             tag: Seen::NEW,
+            uid_seq: 0,
         }
     }
 
@@ -426,7 +453,8 @@ impl Conn {
 
     /// Runs this connection's timers up to `now`; true = Zeek removed it.
     fn expired(&mut self, now: i64, cfg: &TrackerConfig) -> bool {
-        let inactive_at = if self.c.inactivity_ns > 0 { self.c.last_ns + self.c.inactivity_ns } else { i64::MAX };
+        let inactive_at =
+            if self.c.inactivity_ns > 0 { self.c.last_ns.saturating_add(self.c.inactivity_ns) } else { i64::MAX };
         if let Kind::Tcp(t) = &mut self.kind {
             if t.0.run_timers(&self.c, now.min(inactive_at), cfg) {
                 return true;
@@ -574,7 +602,7 @@ impl Conn {
         let state = self.conn_state();
         let orig = self.c.orig_slot;
         let resp = orig ^ 1;
-        let duration = self.c.last_ns - self.start_ns;
+        let duration = self.c.last_ns.saturating_sub(self.start_ns);
         let (sizes, hs, closed, each_way) = match &self.kind {
             Kind::Tcp(t) => {
                 let (tcp, m) = &**t;
@@ -598,7 +626,7 @@ impl Conn {
         out.reserve(1);
         out.spare_capacity_mut()[0].write(ConnRecord {
             ts_ns: self.start_ns,
-            uid: uid(self.start_ns, &self.key),
+            uid: uid(self.start_ns, &self.key, self.uid_seq),
             orig_h: self.ends[orig].0,
             orig_p: self.ends[orig].1,
             resp_h: self.ends[resp].0,
