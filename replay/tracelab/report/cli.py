@@ -1,4 +1,5 @@
-"""`tracelab report`: an HTML page with PNG plots for analyzer profiles, replay runs and sweeps."""
+"""`tracelab report`: one self-contained HTML page (inline SVG figures, no external
+resource) for analyzer profiles, replay runs, sweeps and fidelity comparisons."""
 
 from __future__ import annotations
 
@@ -6,36 +7,49 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import profile, runs
-from .html import Page
+from .. import __version__
+from . import fidelity, profile, runs
+from .html import Page, style
 
 EPILOG = """inputs (any number, in order):
   a profile directory   (from `tracelab profile`: connections.parquet, summary.json, samples/, load.parquet)
   a replay run          (from `tracelab replay run`: metrics.json, optional packets.parquet)
   a sweep               (from `tracelab replay sweep`: sweep.json)
+  a fidelity directory  (from `tracelab fidelity`: fidelity.json, original/, synthetic/)
+
+The page (OUT/index.html) holds everything: figures are inline SVG with searchable
+text, and it loads nothing from elsewhere, so it works offline. --png also writes each
+figure as OUT/NAME.png (linked from its caption), for slides and documents.
 
 example:
-  tracelab report out/p out/run out/sweep -o out/report && xdg-open out/report/index.html"""
+  tracelab report out/p out/run out/sweep out/fidelity -o out/report && xdg-open out/report/index.html"""
 
 
-def build(inputs: list[Path], out: Path, title: str = "tracelab report") -> tuple[Path, list[dict]]:
-    """Render every input into out/index.html (+ out/img/*.png); returns the page and
-    what each section showed (counts, for checks)."""
-    page = Page(out, title)
+def build(inputs: list[Path], out: Path, title: str = "tracelab report", png: bool = False) -> tuple[Path, list[dict]]:
+    """Render every input into out/index.html (and out/NAME.png per figure with png);
+    returns the page and what each section showed (counts, for checks)."""
+    page = Page(out, title, png=png)
     shown = []
-    for i, path in enumerate(inputs):
-        tag = f"s{i}"
-        if profile.is_profile(path):
-            shown.append({"kind": "profile", **profile.render(page, path, tag)})
-        elif runs.is_sweep(path):
-            shown.append({"kind": "sweep", **runs.render_sweep(page, path, tag)})
-        elif runs.is_run(path):
-            shown.append({"kind": "run", **runs.render_run(page, path, tag)})
-        else:
-            raise runs.ReportError(
-                f"{path}: not a profile (connections.parquet), a run (metrics.json) or a sweep (sweep.json)"
-            )
-    return page.write(), shown
+    with style():
+        for i, path in enumerate(inputs):
+            tag = f"s{i}"
+            before = len(page.figures)
+            if fidelity.is_fidelity(path):
+                shown.append({"kind": "fidelity", **fidelity.render(page, path, tag)})
+            elif profile.is_profile(path):
+                shown.append({"kind": "profile", **profile.render(page, path, tag)})
+            elif runs.is_sweep(path):
+                shown.append({"kind": "sweep", **runs.render_sweep(page, path, tag)})
+            elif runs.is_run(path):
+                shown.append({"kind": "run", **runs.render_run(page, path, tag)})
+            else:
+                raise runs.ReportError(
+                    f"{path}: not a profile (connections.parquet), a run (metrics.json), a sweep (sweep.json) "
+                    "or a fidelity directory (fidelity.json)"
+                )
+            shown[-1]["figure_ids"] = page.figures[before:]
+    n = len(page.figures)
+    return page.write(f"{len(inputs)} input(s), {n} figure(s); tracelab {__version__}"), shown
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,16 +58,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="tracelab report", description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("inputs", nargs="+", type=Path, metavar="PROFILE_DIR|RUN_DIR|SWEEP_DIR")
-    ap.add_argument("-o", "--output", required=True, type=Path, help="report directory (index.html, img/)")
+    ap.add_argument("inputs", nargs="+", type=Path, metavar="PROFILE_DIR|RUN_DIR|SWEEP_DIR|FIDELITY_DIR")
+    ap.add_argument("-o", "--output", required=True, type=Path, help="report directory (index.html)")
     ap.add_argument("--title", default="tracelab report")
+    ap.add_argument("--png", action="store_true", help="also write every figure as OUT/NAME.png")
     a = ap.parse_args(argv)
     try:
-        path, shown = build(a.inputs, a.output, a.title)
+        path, shown = build(a.inputs, a.output, a.title, png=a.png)
     except (runs.ReportError, ProfileError, OSError) as e:
         print(f"tracelab report: {e}", file=sys.stderr)
         return 2
-    print(f"wrote {path} ({len(shown)} section(s))")
+    figures = sum(len(s["figure_ids"]) for s in shown)
+    print(f"wrote {path} ({len(shown)} section(s), {figures} figure(s){', PNG files beside it' if a.png else ''})")
     return 0
 
 

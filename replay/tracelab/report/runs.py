@@ -21,6 +21,11 @@ from .html import Page, cdf, fig, fmt
 QUANTILES = (("min_ps", 0.0), ("p50_ps", 0.5), ("p90_ps", 0.9), ("p99_ps", 0.99), ("p999_ps", 0.999), ("max_ps", 1.0))
 
 
+# Grid parameters that repeat a point rather than move it: aggregated (median and band).
+REPETITION_PARAMS = ("seed", "rep", "repetition", "repeat", "run")
+AXIS_LABELS = {"load": "offered load (fraction of the link rate)", "capacity": "buffer capacity (packets)"}
+
+
 class ReportError(ValueError):
     pass
 
@@ -45,7 +50,7 @@ def read_metrics(path: Path) -> dict:
 
 def render_run(page: Page, run_dir: Path, tag: str) -> dict:
     m = read_metrics(run_dir / "metrics.json")
-    page.h(2, f"Replay run: {run_dir}")
+    page.h(2, f"Replay run: {run_dir}", nav=f"Run {run_dir.name}")
     cmd = " ".join(m.get("tool", {}).get("command") or [])
     if cmd:
         page.p(f"Command: {cmd}", note=True)
@@ -133,15 +138,14 @@ def render_run(page: Page, run_dir: Path, tag: str) -> dict:
             share = np.asarray(ft["time_at_size_ps"], dtype=float)
             share /= share.sum()
             f, ax = fig()
-            ax.bar(np.arange(len(share)), share, width=1.0)
+            ax.bar(np.arange(len(share)), share, width=1.0, lw=0)
             ax.set_xlabel("flow-table size (flows)")
             ax.set_ylabel("share of time")
-            ax.grid(alpha=0.3)
             page.figure(
                 f,
                 f"{tag}_flowtable{i}",
-                f"Node {i} ({n['element']}): time spent at each flow-table size "
-                f"(time-weighted mean {ft['time_weighted_mean']:.2f}, max {ft['max']}).",
+                f"Node {i} ({n['element']}): share of time spent at each flow-table size "
+                f"(time-weighted mean {ft['time_weighted_mean']:.2f} flows, max {ft['max']}).",
             )
     return {"offered": m["overall"]["offered"], "delivered": m["overall"]["delivered"]}
 
@@ -156,15 +160,14 @@ def _delay_cdf(page: Page, run_dir: Path, m: dict, tag: str) -> None:
         delay = np.asarray(t.column("queue_delay_ps").to_numpy(), dtype=float) / 1e6
         for k, c in enumerate(m["classes"]):
             cdf(ax, delay[(cls == k) & (fate == "delivered")], c["name"])
-        how = "exact, from packets.parquet (delivered packets)"
+        how = "exact, from packets.parquet (delivered packets); shaded: 95 % DKW confidence band"
     else:
         for c in m["classes"]:
             q = c["queue_delay"]
             if q["count"]:
                 x = [q[k] / 1e6 for k, _ in QUANTILES]
                 ax.plot(x, [p for _, p in QUANTILES], marker="o", label=f"{c['name']} (n={q['count']})")
-        ax.set_ylabel("P(X ≤ x)")
-        ax.grid(alpha=0.3)
+        ax.set_ylabel("P(X ≤ x)  (CDF)")
         how = "through the quantiles stored in metrics.json (min, p50, p90, p99, p99.9, max)"
     if not ax.lines:
         import matplotlib.pyplot as plt
@@ -172,12 +175,18 @@ def _delay_cdf(page: Page, run_dir: Path, m: dict, tag: str) -> None:
         plt.close(f)
         page.p("No delivered packet: no delay distribution.", note=True)
         return
+    budgets = False
     for c in m["classes"]:
         if c["budget_ps"]:
-            ax.axvline(c["budget_ps"] / 1e6, ls="--", lw=0.8, color="k")
-    ax.set_xlabel("queueing delay (us)")
-    ax.legend(fontsize=7)
-    page.figure(f, f"{tag}_delay", f"Queueing delay CDF per class, {how}; dashed: delay budgets.")
+            ax.axvline(c["budget_ps"] / 1e6, ls="--", lw=0.8, color="k", label=None if budgets else "delay budget")
+            budgets = True
+    ax.set_xlabel("queueing delay (µs)")
+    ax.legend(loc="lower right")
+    page.figure(
+        f,
+        f"{tag}_delay",
+        f"Queueing delay CDF per class, {how}" + ("; dashed: delay budgets." if budgets else "."),
+    )
 
 
 def render_sweep(page: Page, sweep_dir: Path, tag: str) -> dict:
@@ -185,7 +194,7 @@ def render_sweep(page: Page, sweep_dir: Path, tag: str) -> dict:
         rows = json.loads((sweep_dir / "sweep.json").read_text())
     except (OSError, json.JSONDecodeError) as e:
         raise ReportError(f"{sweep_dir / 'sweep.json'}: not readable ({e})") from e
-    page.h(2, f"Sweep: {sweep_dir} ({len(rows)} runs)")
+    page.h(2, f"Sweep: {sweep_dir} ({len(rows)} runs)", nav=f"Sweep {sweep_dir.name}")
     if not rows:
         page.p("The sweep has no runs.", note=True)
         return {"runs": 0}
@@ -195,43 +204,75 @@ def render_sweep(page: Page, sweep_dir: Path, tag: str) -> dict:
         params + [f"{c} {v}" for c in classes for v in ("R_v", "EPLR")],
         [[r[p] for p in params] + [r.get(f"{c}.{v}") for c in classes for v in ("r_v", "eplr")] for r in rows],
     )
+    reps = [p for p in params if p.lower() in REPETITION_PARAMS]
     for x in params:
         xs = _numbers([r[x] for r in rows])
-        if xs is None:
+        if xs is None or x in reps:
             continue
-        others = [p for p in params if p != x]
+        others = [p for p in params if p != x and p not in reps]
         groups = defaultdict(list)
         for r, xv in zip(rows, xs, strict=True):
             groups[tuple(r[p] for p in others)].append((xv, r))
-        for metric, label in (("r_v", "R_v (delay-violation ratio)"), ("eplr", "EPLR")):
+        n_rep = max(len([p for p in pts if p[0] == xv]) for pts in groups.values() for xv, _ in pts)
+        band = _band_text(reps, n_rep)
+        for metric, label in (("r_v", "R_v (delay-violation ratio)"), ("eplr", "EPLR (loss ratio)")):
             f, ax = fig()
             for key, pts in groups.items():
-                pts.sort(key=lambda p: p[0])
+                suffix = ", ".join(f"{p}={v}" for p, v in zip(others, key, strict=True))
                 for c in classes:
-                    suffix = ", ".join(f"{p}={v}" for p, v in zip(others, key, strict=True))
-                    ax.plot(
-                        [p[0] for p in pts],
-                        [p[1].get(f"{c}.{metric}") for p in pts],
-                        marker="o",
-                        label=f"{c}{' ' + suffix if suffix else ''}",
-                    )
-            ax.set_xlabel(x)
+                    _median_band(ax, pts, f"{c}.{metric}", f"{c}{' ' + suffix if suffix else ''}")
+            ax.set_xlabel(_axis_label(x))
             ax.set_ylabel(label)
-            ax.grid(alpha=0.3)
-            ax.legend(fontsize=7)
-            page.figure(f, f"{tag}_{metric}_vs_{x}", f"{label} per class against {x}.")
+            ax.legend(loc="best")
+            page.figure(f, f"{tag}_{metric}_vs_{x}", f"{label} per class against {x}{band}")
         chunk = [k for k in rows[0] if k.endswith(".mean_transmission_bytes")]
         if chunk:
             f, ax = fig()
-            for pts in groups.values():
+            for key, pts in groups.items():
+                suffix = ", ".join(f"{p}={v}" for p, v in zip(others, key, strict=True))
                 for k in chunk:
-                    ax.plot([p[0] for p in pts], [p[1][k] for p in pts], marker="o", label=k.split(".")[0])
-            ax.set_xlabel(x)
-            ax.set_ylabel("mean chunk (transmission) size, bytes")
-            ax.grid(alpha=0.3)
-            ax.legend(fontsize=7)
-            page.figure(f, f"{tag}_chunk_vs_{x}", f"Mean transmission (chunk) size per node against {x}.")
+                    _median_band(ax, pts, k, f"{k.split('.')[0]}{' ' + suffix if suffix else ''}")
+            ax.set_xlabel(_axis_label(x))
+            ax.set_ylabel("mean chunk (transmission) size (bytes)")
+            ax.legend(loc="best")
+            page.figure(f, f"{tag}_chunk_vs_{x}", f"Mean transmission (chunk) size per node against {x}{band}")
     return {"runs": len(rows)}
+
+
+def _median_band(ax, pts, key: str, label: str) -> None:
+    """The median over repetitions at each x, with the spread of the repetitions shaded."""
+    by_x = defaultdict(list)
+    for xv, r in pts:
+        v = r.get(key)
+        if v is not None and np.isfinite(v):
+            by_x[xv].append(float(v))
+    if not by_x:
+        return
+    xs = np.array(sorted(by_x))
+    vals = [np.array(by_x[x]) for x in xs]
+    (line,) = ax.plot(xs, [np.median(v) for v in vals], marker="o", ms=4, label=label)
+    if max(len(v) for v in vals) > 1:
+        lo, hi = (0, 100) if max(len(v) for v in vals) < 5 else (10, 90)
+        ax.fill_between(
+            xs,
+            [np.percentile(v, lo) for v in vals],
+            [np.percentile(v, hi) for v in vals],
+            color=line.get_color(),
+            alpha=0.18,
+            lw=0,
+        )
+
+
+def _band_text(reps: list[str], n_rep: int) -> str:
+    if n_rep <= 1:
+        return "."
+    what = " x ".join(reps) if reps else "runs with the same parameters"
+    spread = "min–max" if n_rep < 5 else "10–90 % quantiles"
+    return f"; line: median over {n_rep} repetitions ({what}), shaded: {spread}."
+
+
+def _axis_label(name: str) -> str:
+    return AXIS_LABELS.get(name, name)
 
 
 def _numbers(values):
