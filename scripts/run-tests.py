@@ -175,7 +175,7 @@ def lint() -> Result:
 
 
 def ns3() -> Result:
-    """The ns-3 queue discs (same decisions as the engine)."""
+    """The ns-3 queue discs: same decisions as the engine, the dumbbell with real TCP."""
     return pass_fail_script("ns-3 adapters", ROOT / "click-elements" / "ns3" / "run-tests.sh")
 
 

@@ -26,7 +26,7 @@ status=$?
 echo "== the dumbbell with real TCP, one short overloaded run per adapter"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for q in fifo 'efd(th=30000)' pefd efdack run2c run2cack sift xprotect las lasack lars scfq ncq ncqplus; do
+for q in fifo 'efd(th=30000)' pefd efdack run2c run2cack sift xprotect las lasack lars scfq ncq ncqplus mtqqtl; do
   dir="$work/$(echo "$q" | tr -c 'a-z0-9\n' _)"
   if ! "$OUT/tl-ns3-dumbbell" --qdisc="$q" --load=15e6 --duration=4 --drain=16 --out="$dir" >"$dir.log" 2>&1; then
     echo "FAIL dumbbell $q: exited $? ($(tail -n 1 "$dir.log"))"

@@ -4,12 +4,14 @@
 // CSV. same_decisions.py runs the engine on the same trace and requires the
 // same fate at the same picosecond for every packet.
 //
-// Usage: tl-ns3-decisions TRACE RATE_BPS SPEC OUT.csv
+// Usage: tl-ns3-decisions TRACE RATE_BPS SPEC OUT.csv [mtq_us=N] [qtl_ns=N]
 //   TRACE  pcap (Ethernet, VLAN tags allowed, or raw IP); IPv4 packets are
 //          replayed, non-IP frames skipped (as the engine's pcap source does)
 //   SPEC   the engine's element spec, e.g. 'efd(capacity=20, th=30000)'
 //          (TlParseSpec: the same string selects the queue disc and its
 //          attributes)
+//   mtq_us, qtl_ns  tag every packet with these MTQ/QTL fields
+//          (TlMtqQtlTag), as the engine's class with mtq=, qtl= stamps them
 //
 // How the times map (the engine's single-node model, replay/engine):
 // * the simulator runs at picosecond resolution (Time::SetResolution(PS)),
@@ -67,7 +69,7 @@ struct Trace {
   std::exit(2);
 }
 
-Trace Read(const char* path) {
+Trace Read(const char* path, const TlMtqQtlTag* tag) {
   PcapFile pc;  // ns-3's own reader: microsecond and nanosecond pcaps
   pc.Open(path, std::ios::in);
   if (pc.Fail()) Die(std::string(path) + ": cannot open as a pcap");
@@ -121,6 +123,7 @@ Trace Read(const char* path) {
     if (total - hl > l4cap) payload->AddPaddingAtEnd(total - hl - l4cap);
     Ptr<Ipv4QueueDiscItem> item = Create<Ipv4QueueDiscItem>(payload, Address(), Ipv4L3Protocol::PROT_NUMBER, header);
     if (item->GetSize() != total) Die("an item's size differs from its IP total length");
+    if (tag) payload->AddPacketTag(*tag);
     tr.t.push_back((ns - t0) * 1000);
     tr.items.push_back(item);
   }
@@ -190,10 +193,19 @@ class Driver {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: %s TRACE RATE_BPS SPEC OUT.csv\n", argv[0]);
+  if (argc < 5) {
+    std::fprintf(stderr, "usage: %s TRACE RATE_BPS SPEC OUT.csv [mtq_us=N] [qtl_ns=N]\n", argv[0]);
     return 2;
   }
+  TlMtqQtlTag tag;
+  for (int i = 5; i < argc; ++i) {
+    const std::string kv = argv[i];
+    const uint64_t v = std::strtoull(kv.c_str() + kv.find('=') + 1, nullptr, 10);
+    if (kv.rfind("mtq_us=", 0) == 0) tag.fields.mtq_us = static_cast<uint16_t>(v);
+    else if (kv.rfind("qtl_ns=", 0) == 0) tag.fields.qtl_ns = static_cast<uint32_t>(v);
+    else Die("unknown argument " + kv);
+  }
+  const bool tagged = tag.fields.has_mtq() || tag.fields.has_qtl();
   Time::SetResolution(Time::PS);
   const uint64_t rate = std::strtoull(argv[2], nullptr, 10);
   if (rate == 0) Die("RATE_BPS must be a positive integer");
@@ -204,7 +216,7 @@ int main(int argc, char** argv) {
     Die(e.what());
   }
   qd->Initialize();
-  Trace tr = Read(argv[1]);
+  Trace tr = Read(argv[1], tagged ? &tag : nullptr);
   Driver driver(qd, tr, rate);
   const std::vector<Record>& rec = driver.Run();
 

@@ -75,17 +75,33 @@ SPECS = [
     "ncq(capacity=20)",
     "ncqplus(capacity=20)",
     "ncqplus(capacity=20, tiny_rate=incoming, favor_acks=1, push_out=1)",
+    "mtqqtl(capacity=20)",
+]
+
+# MTQ/QTL with every packet marked (the engine: one class with mtq=, qtl=;
+# ns-3: a TlMtqQtlTag on every packet): (spec, MTQ µs, QTL ns).
+MARKED = [
+    ("mtqqtl(capacity=20)", 40_000, 80_000_000),
+    ("mtqqtl(capacity=20, in_service=1)", 40_000, 80_000_000),
+    ("mtqqtl(capacity=50)", None, 60_000_000),
+    ("mtqqtl(capacity=50, in_service=1)", 30_000, None),
 ]
 
 
-def engine_run(engine, trace: Path, rate: int, spec: str) -> list[tuple]:
-    m = engine.run(
-        {
-            "sources": [f"pcap(path='{trace}')"],
-            "nodes": [{"element": spec, "rate": str(rate)}],
-            "detail": True,
-        }
-    )
+def engine_run(engine, trace: Path, rate: int, spec: str, mtq_us=None, qtl_ns=None) -> list[tuple]:
+    cfg = {
+        "sources": [f"pcap(path='{trace}')"],
+        "nodes": [{"element": spec, "rate": str(rate)}],
+        "detail": True,
+    }
+    if mtq_us is not None or qtl_ns is not None:
+        cls = {"name": "marked"}
+        if mtq_us is not None:
+            cls["mtq"] = f"{mtq_us}us"
+        if qtl_ns is not None:
+            cls["qtl"] = f"{qtl_ns}ns"
+        cfg["classes"] = [cls]
+    m = engine.run(cfg)
     d = m["detail"]
     fates = ["delivered", *engine.drop_reasons()]
     out = []
@@ -98,8 +114,11 @@ def engine_run(engine, trace: Path, rate: int, spec: str) -> list[tuple]:
     return out
 
 
-def ns3_run(driver: Path, trace: Path, rate: int, spec: str, out: Path) -> tuple[list[tuple], str, str]:
-    p = subprocess.run([str(driver), str(trace), str(rate), spec, str(out)], capture_output=True, text=True)
+def ns3_run(
+    driver: Path, trace: Path, rate: int, spec: str, out: Path, mtq_us=None, qtl_ns=None
+) -> tuple[list[tuple], str, str]:
+    marks = ([f"mtq_us={mtq_us}"] if mtq_us is not None else []) + ([f"qtl_ns={qtl_ns}"] if qtl_ns is not None else [])
+    p = subprocess.run([str(driver), str(trace), str(rate), spec, str(out), *marks], capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(f"{driver.name} exited {p.returncode}: {p.stderr.strip()}")
     with out.open() as f:
@@ -125,22 +144,22 @@ def main(argv: list[str]) -> int:
 
     work = ns.keep or Path(tempfile.mkdtemp(prefix="tl-ns3-"))
     work.mkdir(parents=True, exist_ok=True)
-    per_core: dict[str, list[int]] = defaultdict(
-        lambda: [0, 0, 0, 0, 0]
-    )  # cases, packets, mismatches, dropped, pushed out
+    # cases, packets, mismatches, dropped, pushed out, early (MTQ) or expired (QTL)
+    per_core: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0])
     failed = 0
     version = ""
     for tname, (trace, rates) in TRACES.items():
         for rate in rates:
-            for spec in SPECS:
-                case = f"{tname}@{rate / 1e6:g}M {spec}"
+            for spec, mtq_us, qtl_ns in [(s, None, None) for s in SPECS] + MARKED:
+                marks = (f" mtq={mtq_us}us" if mtq_us else "") + (f" qtl={qtl_ns}ns" if qtl_ns else "")
+                case = f"{tname}@{rate / 1e6:g}M {spec}{marks}"
                 if ns.only not in case:
                     continue
                 core = spec.split("(")[0]
-                ref = engine_run(engine, trace, rate, spec)
+                ref = engine_run(engine, trace, rate, spec, mtq_us, qtl_ns)
                 safe = "".join(c if c.isalnum() else "_" for c in case)
                 try:
-                    got, header, _ = ns3_run(ns.driver, trace, rate, spec, work / f"{safe}.csv")
+                    got, header, _ = ns3_run(ns.driver, trace, rate, spec, work / f"{safe}.csv", mtq_us, qtl_ns)
                 except RuntimeError as e:
                     print(f"FAIL {case}: {e}")
                     failed += 1
@@ -156,6 +175,7 @@ def main(argv: list[str]) -> int:
                 stats[2] += len(bad)
                 stats[3] += dropped
                 stats[4] += sum(r[2] == "pushed_out" for r in ref)
+                stats[5] += sum(r[2] in ("early_discard", "budget_expired") for r in ref)
                 what = f"{len(ref)} packets ({len(ref) - dropped} delivered, {dropped} dropped)"
                 if bad:
                     failed += 1
@@ -179,10 +199,10 @@ def main(argv: list[str]) -> int:
             print("FAIL negative control: engine efd vs ns-3 fifo compare equal (the comparison sees nothing)")
             failed += 1
     print(f"\n{version.lstrip('# ').split(',')[0] if version else 'ns-3'}: per core")
-    for core, (cases, packets, mism, dropped, pushed) in per_core.items():
+    for core, (cases, packets, mism, dropped, pushed, early) in per_core.items():
         print(
             f"  {core:<9} {cases:>3} cases {packets:>7} packets {dropped:>6} dropped"
-            f" ({pushed:>5} pushed out) {mism:>4} mismatches"
+            f" ({pushed:>5} pushed out, {early:>5} early/expired) {mism:>4} mismatches"
         )
     return 1 if failed else 0
 

@@ -18,6 +18,7 @@
 #include "ipv4_meta.hh"
 #include "lars.hh"
 #include "las.hh"
+#include "mtq_qtl.hh"
 #include "ncq.hh"
 #include "run2c.hh"
 #include "scfq.hh"
@@ -42,6 +43,26 @@ TypeId TlItemStore::GetTypeId() {
 }
 
 // --- packet metadata -------------------------------------------------------------
+
+NS_OBJECT_ENSURE_REGISTERED(TlMtqQtlTag);
+
+TypeId TlMtqQtlTag::GetTypeId() {
+  static TypeId tid =
+      TypeId("ns3::TlMtqQtlTag").SetParent<Tag>().SetGroupName("TrafficControl").AddConstructor<TlMtqQtlTag>();
+  return tid;
+}
+
+void TlMtqQtlTag::Serialize(TagBuffer i) const {
+  i.WriteU16(fields.mtq_us);
+  i.WriteU32(fields.qtl_ns);
+}
+
+void TlMtqQtlTag::Deserialize(TagBuffer i) {
+  fields.mtq_us = i.ReadU16();
+  fields.qtl_ns = i.ReadU32();
+}
+
+void TlMtqQtlTag::Print(std::ostream& os) const { os << "mtq_us=" << fields.mtq_us << " qtl_ns=" << fields.qtl_ns; }
 
 void TlDescribeItem(Ptr<const QueueDiscItem> item, tracelab::Packet& p) {
   Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
@@ -264,7 +285,7 @@ void TlCoreQueueDisc::NoteFlows() {
 
 bool TlCoreQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item) {
   tracelab::Packet p;
-  TlDescribeItem(item, p);
+  Describe(item, p);
   const tracelab::Time now = ToCoreTime(Simulator::Now());
   p.arrival = now;
   const uint32_t s = Allocate(item);
@@ -300,6 +321,7 @@ Ptr<QueueDiscItem> TlCoreQueueDisc::DoDequeue() {
   const uint32_t s = static_cast<uint32_t>(m_batch.packets[0].handle);
   Ptr<QueueDiscItem> item = m_store->Take(m_slots[s].where);
   Release(s);
+  OnServed(item, m_batch.packets[0]);
   NoteFlows();
   return item;
 }
@@ -689,6 +711,61 @@ class TlNcqPlusQueueDisc final : public TlNcqQueueDiscOf<tracelab::NcqVariant::k
 NS_OBJECT_ENSURE_REGISTERED(TlNcqQueueDisc);
 NS_OBJECT_ENSURE_REGISTERED(TlNcqPlusQueueDisc);
 
+// MTQ/QTL early discarding (§7): a drop-tail FIFO of `capacity` packets
+// that discards an arrival whose local delay estimate (backlog / LinkRate)
+// exceeds its MTQ or reaches its QTL, and decreases the QTL of the others.
+// The fields come from TlMtqQtlTag.
+class TlMtqQtlQueueDisc final : public TlQueueDisc<tracelab::MtqQtlQueue, tracelab::MtqQtlConfig> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = [] {
+      const tracelab::MtqQtlConfig d;
+      return TypeId("ns3::TlMtqQtlQueueDisc")
+          .SetParent<TlCoreQueueDisc>()
+          .SetGroupName("TrafficControl")
+          .AddConstructor<TlMtqQtlQueueDisc>()
+          .AddAttribute("Capacity", "capacity: packets", UintegerValue(d.capacity_packets),
+                        MakeUintegerAccessor(&TlMtqQtlQueueDisc::m_capacity), MakeUintegerChecker<uint64_t>(1))
+          .AddAttribute("InService",
+                        "in_service: the delay estimate adds the residual of the packet in transmission (AMB-27)",
+                        BooleanValue(d.count_in_service), MakeBooleanAccessor(&TlMtqQtlQueueDisc::m_countInService),
+                        MakeBooleanChecker())
+          .AddAttribute("LinkRate", "the output link's rate C of the delay estimate (the engine: its node's rate)",
+                        DataRateValue(DataRate(d.link_bps)), MakeDataRateAccessor(&TlMtqQtlQueueDisc::m_linkRate),
+                        MakeDataRateChecker());
+    }();
+    return tid;
+  }
+
+ protected:
+  tracelab::MtqQtlConfig MakeConfig() const override {
+    tracelab::MtqQtlConfig c;
+    c.link_bps = m_linkRate.GetBitRate();
+    c.capacity_packets = m_capacity;
+    c.count_in_service = m_countInService;
+    m_buffer.capacity = m_capacity;  // for GetMaxSize()
+    m_buffer.granularity = tracelab::Granularity::kPackets;
+    return c;
+  }
+  void Describe(Ptr<const QueueDiscItem> item, tracelab::Packet& p) const override {
+    TlDescribeItem(item, p);
+    TlMtqQtlTag tag;
+    if (item->GetPacket()->PeekPacketTag(tag)) tracelab::mq::to_packet(tag.fields, p);
+  }
+  void OnServed(Ptr<QueueDiscItem> item, const tracelab::Packet& p) override {
+    if (!(p.flags & tracelab::kFlagHasQtl)) return;
+    TlMtqQtlTag tag;
+    item->GetPacket()->PeekPacketTag(tag);
+    tag.fields.qtl_ns = tracelab::mq::from_packet(p).qtl_ns;
+    item->GetPacket()->ReplacePacketTag(tag);
+  }
+
+ private:
+  bool m_countInService = false;
+  DataRate m_linkRate;
+};
+NS_OBJECT_ENSURE_REGISTERED(TlMtqQtlQueueDisc);
+
 // --- the engine spec string ----------------------------------------------------
 
 namespace {
@@ -701,7 +778,7 @@ const std::pair<const char*, const char*> kElements[] = {
     {"xprotect", "ns3::TlXProtectQueueDisc"}, {"las", "ns3::TlLasQueueDisc"},
     {"lasack", "ns3::TlLasAckQueueDisc"},     {"lars", "ns3::TlLarsQueueDisc"},
     {"scfq", "ns3::TlScfqQueueDisc"},         {"ncq", "ns3::TlNcqQueueDisc"},
-    {"ncqplus", "ns3::TlNcqPlusQueueDisc"},
+    {"ncqplus", "ns3::TlNcqPlusQueueDisc"},   {"mtqqtl", "ns3::TlMtqQtlQueueDisc"},
 };
 
 std::string Trim(const std::string& s) {
@@ -736,9 +813,9 @@ TlSpec TlParseSpec(const std::string& text, uint64_t link_bps) {
   for (const auto& e : kElements)
     if (name == e.first) spec.type_name = e.second;
   if (spec.type_name.empty()) throw std::invalid_argument("unknown element '" + name + "' in '" + text + "'");
-  if (open == std::string::npos) return spec;
-  if (s.back() != ')') throw std::invalid_argument("expected ')' at the end of '" + text + "'");
-  const std::string body = s.substr(open + 1, s.size() - open - 2);
+  if (open != std::string::npos && s.back() != ')')
+    throw std::invalid_argument("expected ')' at the end of '" + text + "'");
+  const std::string body = open == std::string::npos ? "" : s.substr(open + 1, s.size() - open - 2);
   size_t pos = 0;
   while (pos < body.size()) {
     const size_t comma = std::min(body.find(',', pos), body.size());
@@ -749,7 +826,9 @@ TlSpec TlParseSpec(const std::string& text, uint64_t link_bps) {
     if (eq == std::string::npos) throw std::invalid_argument("expected key=value, got '" + kv + "' in '" + text + "'");
     const std::string key = Trim(kv.substr(0, eq));
     std::string value = Trim(kv.substr(eq + 1));
-    if (key == "in_service") {
+    if (key == "in_service" && name == "mtqqtl") {
+      // a flag here (count the residual of the packet in service)
+    } else if (key == "in_service") {
       const bool on = value == "1" || value == "true";
       value = std::to_string(on ? link_bps : 0) + "bps";
     } else if (value == "never") {
@@ -757,6 +836,8 @@ TlSpec TlParseSpec(const std::string& text, uint64_t link_bps) {
     }
     spec.attributes.emplace_back(Camel(key), value);
   }
+  // MTQ/QTL estimates the local delay at its node's link rate, as the engine.
+  if (name == "mtqqtl" && link_bps) spec.attributes.emplace_back("LinkRate", std::to_string(link_bps) + "bps");
   // Check every key and value now, with the element's own names in the
   // message (ns-3 would abort on the first one it cannot set).
   const TypeId tid = TypeId::LookupByName(spec.type_name);

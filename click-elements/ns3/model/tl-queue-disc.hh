@@ -34,11 +34,13 @@
 #include "ns3/object-factory.h"
 #include "ns3/queue-disc.h"
 #include "ns3/queue.h"
+#include "ns3/tag.h"
 #include "ns3/traced-value.h"
 
 #include "efd.hh"
 #include "efd_flow_table.hh"
 #include "fifo_buffer.hh"
+#include "mtq_qtl_header.hh"
 #include "queue_core.hh"
 
 namespace ns3 {
@@ -69,6 +71,24 @@ class TlItemStore : public Queue<QueueDiscItem> {
 // to tracelab::describe_ipv4; any other item is one flow (hash 0) of its size.
 void TlDescribeItem(Ptr<const QueueDiscItem> item, tracelab::Packet& p);
 
+// The MTQ and QTL header fields of [004] (algorithms.md §7) on an ns-3
+// packet: ns-3's TCP/IP stack adds no such IPv6 option, so a packet tag
+// carries the same fields (mtq_qtl_header.hh: MTQ whole microseconds, QTL
+// nanoseconds, absent = all ones). Whoever marks the packets (an
+// application, a marker at the ingress) adds it; TlMtqQtlQueueDisc reads
+// it on arrival and writes the decreased QTL back when it serves the packet.
+class TlMtqQtlTag : public Tag {
+ public:
+  static TypeId GetTypeId();
+  TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+  uint32_t GetSerializedSize() const override { return 6; }
+  void Serialize(TagBuffer i) const override;
+  void Deserialize(TagBuffer i) override;
+  void Print(std::ostream& os) const override;
+
+  tracelab::mq::Fields fields;
+};
+
 class TlCoreQueueDisc : public QueueDisc {
  public:
   static TypeId GetTypeId();
@@ -97,6 +117,10 @@ class TlCoreQueueDisc : public QueueDisc {
   virtual std::unique_ptr<tracelab::QueueCore> MakeCore() = 0;
   virtual uint32_t CoreFlows() const { return 0; }
   virtual uint32_t CoreFlowsHighwater() const { return 0; }
+  // The core's view of an arriving item (default: TlDescribeItem), and what
+  // the core changed in a served packet, to write back (default: nothing).
+  virtual void Describe(Ptr<const QueueDiscItem> item, tracelab::Packet& p) const { TlDescribeItem(item, p); }
+  virtual void OnServed(Ptr<QueueDiscItem>, const tracelab::Packet&) {}
 
   // The configuration pieces the attributes describe.
   tracelab::BufferConfig BufferSettings(uint64_t default_packets = 300) const;
@@ -119,9 +143,9 @@ class TlCoreQueueDisc : public QueueDisc {
   uint32_t m_maxFlows = 1u << 16;
   Time m_gc;
   Time m_idle;
+  mutable tracelab::BufferConfig m_buffer;  // the last BufferSettings(): the core's (GetMaxSize)
 
  private:
-  mutable tracelab::BufferConfig m_buffer;  // the last BufferSettings(): the core's
   class Sink;
   struct Slot {
     Ptr<QueueDiscItem> item;
@@ -186,7 +210,8 @@ class TlQueueDisc : public TlCoreQueueDisc {
 // type and attribute values: the element name selects the TypeId
 // (TlSpecTypeName), each key the attribute of the same name in CamelCase.
 // `in_service=1` becomes InService = `link_bps` (the engine uses its node's
-// link rate), `idle=never` becomes Idle = 0s. Throws std::invalid_argument
+// link rate; for mtqqtl it stays a flag, and LinkRate = `link_bps` is
+// added), `idle=never` becomes Idle = 0s. Throws std::invalid_argument
 // on an unknown element or a malformed spec; unknown keys fail when ns-3
 // sets them (ObjectFactory::Set aborts).
 struct TlSpec {
