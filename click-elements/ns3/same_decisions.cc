@@ -27,6 +27,9 @@
 // * a packet's time is its transmission start (served) or the instant it
 //   was dropped (the arrival that caused the drop, or the dequeue that
 //   found it expired).
+// After every enqueue and dequeue the driver also requires ns-3's view to be
+// the core's: packets and bytes held (GetNPackets, GetNBytes), received,
+// sent and dropped counts (GetStats), the FlowTableSize trace.
 // The items are Ipv4QueueDiscItems built from the trace: the IPv4 header
 // deserialized from the captured bytes, the captured transport bytes, and
 // zero padding up to the IP total length.
@@ -142,6 +145,7 @@ class Driver {
     }
     qd_->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&Driver::Dropped, this));
     qd_->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&Driver::Dropped, this));
+    qd_->TraceConnectWithoutContext("FlowTableSize", MakeCallback(&Driver::Flows, this));
   }
 
   const std::vector<Record>& Run() {
@@ -168,12 +172,31 @@ class Driver {
     free_at_ = Now() + tracelab::serialization_time(item->GetSize(), rate_);
   }
 
+  // ns-3's view must be the core's after every operation: the packets and
+  // bytes it holds, the flow table, the counters.
+  void Check() {
+    Ptr<TlCoreQueueDisc> tl = DynamicCast<TlCoreQueueDisc>(qd_);
+    const tracelab::QueueCore& core = *tl->GetCore();
+    const QueueDisc::Stats& s = qd_->GetStats();
+    const tracelab::Counters& c = core.counters();
+    if (qd_->GetNPackets() != core.length_packets() || qd_->GetNBytes() != core.length_bytes() ||
+        s.nTotalReceivedPackets != c.offered || s.nTotalSentPackets != c.served ||
+        s.nTotalDroppedPackets != c.dropped_total() || flows_ != tl->GetFlows())
+      Die("ns-3's counts differ from the core's at " + std::to_string(Now()) + " ps: packets " +
+          std::to_string(qd_->GetNPackets()) + "/" + std::to_string(core.length_packets()) + ", bytes " +
+          std::to_string(qd_->GetNBytes()) + "/" + std::to_string(core.length_bytes()));
+  }
+  void Flows(uint32_t, uint32_t now) { flows_ = now; }
+
   void Step() {
     const int64_t now = Now();
     if (free_at_ == now) Pull();  // the link became free: it pulls first
+    Check();
     while (next_ < tr_.t.size() && tr_.t[next_] == now) {
       qd_->Enqueue(tr_.items[next_++]);
+      Check();
       if (free_at_ <= now) Pull();  // an idle link pulls at once
+      Check();
     }
     int64_t t = next_ < tr_.t.size() ? tr_.t[next_] : INT64_MAX;
     if (free_at_ > now && free_at_ < t) t = free_at_;
@@ -188,6 +211,7 @@ class Driver {
   std::map<uint64_t, size_t> uid_;
   size_t next_ = 0;
   int64_t free_at_ = 0;
+  uint32_t flows_ = 0;  // as the FlowTableSize trace says
 };
 
 }  // namespace

@@ -79,6 +79,14 @@ void TlDescribeItem(Ptr<const QueueDiscItem> item, tracelab::Packet& p) {
   b.AddAtStart(hl);
   h.Serialize(b.Begin());
   b.CopyData(bytes, hl);
+  // Ipv4Header::Serialize writes a 20-byte header (IHL 5, total length =
+  // payload + 20) even when it was read with options (GetSerializedSize()
+  // is then larger): restore IHL and total length; the options themselves
+  // are not kept by ns-3 and no core reads them.
+  const uint32_t total = hl + ip->GetPacket()->GetSize();
+  bytes[0] = static_cast<uint8_t>(0x40 | (hl / 4));
+  bytes[2] = static_cast<uint8_t>(total >> 8);
+  bytes[3] = static_cast<uint8_t>(total);
   const uint32_t l4 = ip->GetPacket()->CopyData(bytes + hl, sizeof(bytes) - hl);
   tracelab::describe_ipv4(bytes, hl + l4, p);
 }
