@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.parquet as pq
+from support import ROOT, cargo_build, run_tracelab
 
-ROOT = Path(__file__).resolve().parents[1]
 BASELINES = ROOT / "tests" / "baselines"
 REAL = ROOT / "datasets" / "real"
 TCPMIX = ROOT / "build" / "generate" / "target" / "release" / "tcpmix"
@@ -53,7 +53,7 @@ class CommandFailed(Exception):
 
 
 def tracelab(*args: str, cwd: Path) -> None:
-    run = subprocess.run([sys.executable, "-m", "tracelab.cli", *args], cwd=cwd, capture_output=True, text=True)
+    run = run_tracelab(*args, cwd=cwd)
     if run.returncode != 0:
         raise CommandFailed(f"tracelab {' '.join(args)} exited {run.returncode}\n{run.stdout}\n{run.stderr}")
 
@@ -237,19 +237,8 @@ def case_replay(out: Path) -> dict[str, str]:
 def case_tcpmix(out: Path) -> dict[str, str]:
     """A generated enterprise-edge trace (datasets/generate), 20,000 packets."""
     if not TCPMIX.exists():
-        subprocess.run(
-            [
-                "cargo",
-                "build",
-                "--release",
-                "--locked",
-                "--quiet",
-                "--manifest-path",
-                str(ROOT / "datasets" / "generate" / "Cargo.toml"),
-                "--target-dir",
-                str(ROOT / "build" / "generate" / "target"),
-            ],
-            check=True,
+        cargo_build(
+            ROOT / "datasets" / "generate" / "Cargo.toml", "--target-dir", str(ROOT / "build" / "generate" / "target")
         )
     trace = out / "tcpmix.pcap"
     subprocess.run([str(TCPMIX), "--packets", "20000", "--seed", "1", str(trace)], check=True, capture_output=True)

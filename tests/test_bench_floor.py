@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from public_datasets import public_dataset
+from support import ROOT, cargo_build
 from tracelab_models.profile import read_zeek_conn_log
 
-ROOT = Path(__file__).resolve().parents[1]
 TRACES = [
     "real/zeek/bro.org.pcap",
     "real/ndpi/netflix.pcap",
@@ -29,20 +29,7 @@ FLOOR = ROOT / "analyzer" / "target" / "release" / "examples" / "floor"
 
 @pytest.fixture(scope="module")
 def floor() -> Path:
-    subprocess.run(
-        [
-            "cargo",
-            "build",
-            "--release",
-            "--locked",
-            "--quiet",
-            "--manifest-path",
-            str(ROOT / "analyzer" / "Cargo.toml"),
-            "--example",
-            "floor",
-        ],
-        check=True,
-    )
+    cargo_build(ROOT / "analyzer" / "Cargo.toml", "--example", "floor")
     return FLOOR
 
 

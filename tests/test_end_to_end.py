@@ -18,22 +18,15 @@ from __future__ import annotations
 import csv
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 from public_datasets import public_dataset
+from support import tracelab_ok as tracelab
 
 REPO = Path(__file__).resolve().parents[1]
 TRACES = ["real/pcapplusplus/example.pcap", "real/ndpi/netflix.pcap"]
-
-
-def tracelab(*args: str, cwd: Path) -> str:
-    run = subprocess.run([sys.executable, "-m", "tracelab.cli", *args], cwd=cwd, capture_output=True, text=True)
-    assert run.returncode == 0, f"tracelab {' '.join(args)}\n{run.stdout}\n{run.stderr}"
-    return run.stdout
 
 
 @pytest.fixture(scope="module", params=TRACES)

@@ -4,19 +4,14 @@ never a traceback unless --debug asks for one."""
 from __future__ import annotations
 
 import errno
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support import run_tracelab as tracelab
 from tracelab.errors import INPUT, INTERNAL, OUTPUT, USAGE, CommandError, classify, output_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACE = ROOT / "datasets" / "real" / "zeek-bro.org.pcap"
-
-
-def tracelab(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tracelab.cli", *args], cwd=cwd, capture_output=True, text=True)
 
 
 @pytest.fixture(scope="module")

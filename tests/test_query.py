@@ -9,20 +9,16 @@ import io
 import json
 import shutil
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from support import run_tracelab as tracelab
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACE = ROOT / "datasets" / "real" / "pcapplusplus-example.pcap"
-
-
-def tracelab(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tracelab.cli", *args], cwd=cwd, capture_output=True, text=True)
 
 
 def query(dataset: Path, sql: str, *extra: str) -> subprocess.CompletedProcess:

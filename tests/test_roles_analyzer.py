@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 from public_datasets import public_dataset
+from support import tracelab_ok as tracelab
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = [
@@ -24,12 +23,6 @@ TRACES = [
     "real/ndpi/gnutella.pcap",
 ]
 LOCAL = "10.0.0.0/8,192.168.0.0/16,172.16.0.0/12,fd00::/8,fe80::/10"
-
-
-def tracelab(*args: str) -> subprocess.CompletedProcess:
-    r = subprocess.run([sys.executable, "-m", "tracelab.cli", *args], capture_output=True, text=True, cwd=ROOT)
-    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
-    return r
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,29 @@
+"""What the end-to-end tests share: running `tracelab` as a user types it,
+and building the Rust programs some tests need."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_tracelab(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """`tracelab ARGS...` in `cwd`, its output captured."""
+    return subprocess.run([sys.executable, "-m", "tracelab.cli", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def tracelab_ok(*args: str, cwd: Path = ROOT) -> str:
+    """`tracelab ARGS...`, which must succeed; its stdout."""
+    run = run_tracelab(*args, cwd=cwd)
+    assert run.returncode == 0, f"tracelab {' '.join(args)} exited {run.returncode}\n{run.stdout}\n{run.stderr}"
+    return run.stdout
+
+
+def cargo_build(manifest: Path, *extra: str) -> None:
+    """A release build of the crate or workspace at `manifest` (cargo skips it
+    when nothing changed)."""
+    cmd = ["cargo", "build", "--release", "--locked", "--quiet", "--manifest-path", str(manifest), *extra]
+    subprocess.run(cmd, check=True)
