@@ -56,7 +56,9 @@ def test_every_listed_subcommand_has_help_with_an_example(command):
 
 def test_unknown_and_unavailable_commands_say_why():
     r = run("frobnicate")
-    assert r.returncode == 2 and "unknown command" in r.stderr
+    assert r.returncode == 2 and "unknown command" in r.stderr and "did you mean" not in r.stderr
+    r = run("profle", "x.pcap")
+    assert r.returncode == 2 and "unknown command `profle`; did you mean `profile`?" in r.stderr
     env = dict(os.environ, TRACELAB_ANALYZER="/nonexistent/tracelab-analyzer")
     r = run("profile", "x.pcap", env=env)
     assert r.returncode == 2 and "not available" in r.stderr

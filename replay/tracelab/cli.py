@@ -9,6 +9,7 @@ shows only what works.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib.util
 import sys
 import traceback
@@ -158,7 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     if name in known:
         print(f"tracelab: `{name}` is not available here: {known[name].missing}", file=sys.stderr)
     else:
-        print(f"tracelab: unknown command `{name}` (see `tracelab --help`)", file=sys.stderr)
+        close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+        hint = f"; did you mean `{close[0]}`?" if close else ""
+        print(f"tracelab: unknown command `{name}`{hint} (see `tracelab --help`)", file=sys.stderr)
     return USAGE
 
 
