@@ -187,12 +187,13 @@ struct FlowStateConfig {
 class IdleScan {
  public:
   explicit IdleScan(const FlowStateConfig& c) : cfg_(c), next_(c.gc_interval) {}
-  template <typename V, typename Extra>
-  void run(FlowTable<V>& table, Time now, Extra also_deletable) {
+  // `table`: a FlowTable or a FlowRecordTable (flow_record_table.hh).
+  template <typename Table, typename Extra>
+  void run(Table& table, Time now, Extra also_deletable) {
     if (cfg_.gc_interval == 0 || now < next_) return;
     next_ = now + cfg_.gc_interval;
     const Time timeout = cfg_.idle_timeout;
-    table.erase_if([&](uint64_t, const V& v) { return now - v.last_seen >= timeout || also_deletable(v, now); });
+    table.erase_if([&](uint64_t, const auto& v) { return now - v.last_seen >= timeout || also_deletable(v, now); });
   }
 
  private:

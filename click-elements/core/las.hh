@@ -12,10 +12,11 @@
 // since the connection's first ACK, so an ACK stream is tagged with the
 // volume the reverse data stream has sent ("ack − ISN", §3.1).
 // State GC [003 §4.6.1]: every 5 s delete flows idle for 30 s. A flow
-// arriving at a full table is tagged 0 (untracked) and counted.
+// arriving at a full table is tagged 0 (untracked) and counted. The flow
+// records: flow_record_table.hh.
 #pragma once
 
-#include "efd_flow_table.hh"
+#include "flow_record_table.hh"
 #include "las_sorted_core.hh"
 
 namespace tracelab {
@@ -37,31 +38,27 @@ class LasCore final : public SortedCore<LasCore> {
 
  private:
   friend class SortedCore<LasCore>;
-  struct Entry {
-    uint64_t attained = 0;
-    AckProgress ack;
-    Time last_seen = 0;
-  };
+  using Entry = FlowRecord<uint64_t>;  // volume = A[F], bytes
 
   uint64_t tag(const Packet& p, Time now) {
     scan_.run(table_, now, [](const Entry&, Time) { return false; });
     // No table change happens between tag() and on_admit(), so the entry
     // pointer stays valid.
-    pending_ = table_.find_or_insert(flow_key(p, cfg_.ack_aware ? FlowKey::kConnection : FlowKey::kFlow));
+    pending_ = table_.find_or_insert(flow_key(p, cfg_.ack_aware ? FlowKey::kConnection : FlowKey::kFlow), now);
     if (pending_ == nullptr) {
       ++untracked_;
       return 0;
     }
     pending_->last_seen = now;
-    return pending_->attained;
+    return pending_->volume;
   }
   void on_admit(const Packet& p, uint64_t) {
-    if (pending_ != nullptr) pending_->attained += cfg_.ack_aware ? ack_aware_volume(p, pending_->ack) : p.length;
+    if (pending_ != nullptr) pending_->volume += cfg_.ack_aware ? ack_aware_volume(p, pending_->ack) : p.length;
   }
   void on_serve(const Packet&, uint64_t) {}
 
   LasConfig cfg_;
-  FlowTable<Entry> table_;
+  FlowRecordTable<uint64_t> table_;  // see flow_record_table.hh for why not FlowTable
   IdleScan scan_;
   Entry* pending_ = nullptr;
   uint64_t untracked_ = 0;
