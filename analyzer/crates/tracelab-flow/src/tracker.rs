@@ -210,11 +210,6 @@ pub struct Tracker {
     ports: ServerPorts,
     table: HashMap<FlowKey, Conn, FxBuild>,
     wheel: Wheel,
-    /// The latest time seen (packets and [`Tracker::advance`]): a packet
-    /// from before it is taken at it, so the tracker's time never goes
-    /// backwards (the analyzer's driver already sends packets in time
-    /// order; this guards other callers).
-    now: i64,
     /// Scratch for [`Tracker::advance`], kept to reuse its allocation.
     due: Vec<(FlowKey, i64)>,
     /// Scratch for the RTT medians of finishing connections.
@@ -230,7 +225,6 @@ impl Tracker {
             cfg,
             table,
             wheel: Wheel::new(),
-            now: i64::MIN,
             due: Vec::new(),
             scratch: Vec::new(),
             spares: Spares(Vec::new()),
@@ -267,11 +261,11 @@ impl Tracker {
     /// connection on the same 5-tuple); everything else waits for
     /// [`Tracker::advance`], so output does not depend on sharding.
     ///
+    /// Packets come in time order: a caller takes a packet stamped before
+    /// the latest time it fed at that time, as the analyzer's driver does
+    /// (a late packet would give negative RTTs, warm-ups and durations; the
+    /// check and copy cost ~16 instructions per packet here).
     pub fn process(&mut self, p: &PacketMeta, out: &mut Vec<ConnRecord>) -> Seen<'_> {
-        if p.ts_ns < self.now {
-            return self.process_late(p, out);
-        }
-        self.now = p.ts_ns;
         let ports = zeek_ports(p);
         let (key, swapped) = FlowKey::oriented(p, ports);
         let cfg = &self.cfg;
@@ -304,20 +298,10 @@ impl Tracker {
         Seen { from_orig: slot == conn.c.orig_slot, tag: &mut conn.tag }
     }
 
-    /// A packet from before the tracker's time: processed at that time.
-    #[cold]
-    #[inline(never)]
-    fn process_late(&mut self, p: &PacketMeta, out: &mut Vec<ConnRecord>) -> Seen<'_> {
-        let mut q = *p;
-        q.ts_ns = self.now;
-        self.process(&q, out)
-    }
-
     /// Network time reached `now_ns`: connections whose Zeek timers
     /// (inactivity, attempt, expire, close/delete) fired by then finish.
     /// Records come out sorted by (start time, key).
     pub fn advance(&mut self, now_ns: i64, out: &mut Vec<ConnRecord>) {
-        self.now = self.now.max(now_ns);
         let cfg = &self.cfg;
         let mut due = std::mem::take(&mut self.due);
         self.wheel.take_due(now_ns, &mut due);
