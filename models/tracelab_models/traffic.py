@@ -15,7 +15,8 @@ protocols are counted only:
   their long durations and many trains;
 * per TCP class: warm-ups, pacing per packet, train sizes and DATA-ACK RTT per side,
   the full-segment payload (MSS) per side;
-* arrivals: the rate and the inter-arrival distribution of all connections;
+* arrivals: the rate, the span from the first to the last connection and the
+  inter-arrival distribution of all connections;
 * hosts: the local and remote hosts as rows of connection counts per (class, role),
   with multiplicities: host counts, fan-in and fan-out and which hosts are both
   clients and servers come back as they were;
@@ -315,6 +316,7 @@ def derive_traffic(profile_dir, summary: dict, seed: int = 0) -> dict:
         "by_scope": {s: int((scope == s).sum()) for s in (*SCOPES, "external")},
         "arrivals": {
             "rate_per_s": float(n / duration) if duration > 0 else None,
+            "span_s": float(ts[-1] - ts[0]) if len(ts) > 1 else 0.0,
             "interarrival_s": fit_model(np.diff(ts), "interarrival_s", seed=seed),
         },
         "classes": classes,

@@ -1,25 +1,25 @@
 """Synthetic pcaps from a workload model (`tracelab synth`).
 
-The one writer of synthetic traces (docs/reference/architecture.md, "Synthetic traces"): TCP
-connections with handshakes, trains per side, warm-ups, pacing, RTTs per scope,
-packet sizes and FIN teardowns, and UDP flows where the model calls for them, as
-a standard libpcap file (Ethernet, microsecond timestamps) that tcpreplay,
-tshark and `tracelab profile` read. `trace.py` says how each part of the model is
-used; `sampling.py` how its distributions are drawn; `pcap.py` how packets are
-rendered.
+The one writer of synthetic traces (docs/reference/architecture.md, "Synthetic traces").
+`chain.py` writes from the model's `traffic` section a trace that profiles like
+the original (docs/fidelity.md): its duration, connections per scope, protocol
+and state, services, sizes, durations, trains, handshake RTT split, hosts and
+their fan-in and fan-out, TCP with handshakes, ACKs and FIN/RST closes and UDP
+request/response, streamed to disk. `trace.py` is the older writer (`--legacy`)
+from the flows/topological/apps sections. `sampling.py` draws the older
+sections' distributions; `pcap.py` renders packets (libpcap, Ethernet,
+microsecond timestamps) that tcpreplay, tshark and `tracelab profile` read.
 
-    from tracelab.synth import Options, synthesize, write_pcap
-    trace = synthesize(model_dict, Options(connections=2000, seed=1))
-    write_pcap(trace, "out.pcap")
+    from tracelab.synth import chain
+    summary = chain.write(model_dict, chain.ChainOptions(seed=1), "out.pcap")
 
 Not implemented: losses and retransmissions, reordering, TCP options (MSS,
-window scaling, SACK, timestamps), IPv6, VLANs, ICMP, RSTs and half-open
-connections, connections open at the trace's ends, application payloads (zeros),
-and per-scope connection counts or a TCP/UDP split (the workload model has
-neither: UDP is used for a scope without a TCP apps model, plus `udp_share`).
+window scaling, SACK, timestamps), IPv6, VLANs, ICMP and other protocols,
+external-scope connections, application payloads (zeros).
 """
 
+from . import chain
 from .sampling import SynthError
 from .trace import Options, Trace, synthesize, write_pcap
 
-__all__ = ["Options", "SynthError", "Trace", "synthesize", "write_pcap"]
+__all__ = ["Options", "SynthError", "Trace", "chain", "synthesize", "write_pcap"]

@@ -5,8 +5,8 @@
    count scaled by D / original); connections per scope x protocol x state as in
    the model (largest remainders), in a random order.
 2. **Arrivals**: inter-arrivals drawn from the model (stratified: the i-th of n
-   draws falls in the i-th n-quantile, in a random order), so their sum and hence
-   the connection rate come back.
+   draws falls in the i-th n-quantile, in a random order), scaled so that they
+   span the original's first to last arrival: the connection rate comes back.
 3. **Per connection** (per state group): total payload bytes, the originator's
    fraction, duration, data trains (TCP) or datagrams per side (UDP), the
    handshake RTT split, each drawn stratified from its fitted family or
@@ -28,7 +28,8 @@
    RST/ACK. **UDP**: request/response datagrams alternating over the duration.
 6. **Streaming**: connections are written in chunks in arrival order; packets of
    a chunk earlier than the next chunk's first arrival are final and written,
-   the rest wait: memory is bounded by the connections open at a time. Same
+   the rest wait: besides the plan (a few arrays of one value per connection),
+   memory is bounded by the packets of the connections open at a time. Same
    model, options and seed: the same bytes.
 """
 
@@ -77,8 +78,11 @@ def _largest_remainder(weights: np.ndarray, total: int) -> np.ndarray:
 
 
 def _stratified(n: int, rng) -> np.ndarray:
-    """n uniforms, one in each of the n strata [i/n, (i+1)/n), sorted."""
-    return (np.arange(n) + rng.random(n)) / max(n, 1)
+    """n uniforms, one in each of the n strata [i/n, (i+1)/n), sorted; the top one at
+    most 1 - 1/(2n), so a fitted heavy tail gives no draw beyond what n samples show
+    (an empirical table's top stratum is its maximum either way)."""
+    u = (np.arange(n) + rng.random(n)) / max(n, 1)
+    return np.minimum(u, 1 - 0.5 / max(n, 1))
 
 
 def _draw_group(group: dict, n: int, rng) -> dict[str, np.ndarray]:
@@ -249,6 +253,11 @@ def plan(model: dict, opts: ChainOptions) -> Plan:
     # 2. Arrivals.
     ia = tr["arrivals"]["interarrival_s"]
     gaps = model_ppf(ia, np.minimum(_stratified(max(n - 1, 0), rng), 1 - 1e-12))[rng.permutation(max(n - 1, 0))]
+    # Scaled so that the arrivals span the original's first to last connection (times
+    # the duration's scale): the rate is the model's whatever the tail draws.
+    span = float(tr["arrivals"].get("span_s") or 0.0) * scale
+    if span > 0 and gaps.sum() > 0:
+        gaps = gaps * (span / gaps.sum())
     arrival = opts.start_s * 1_000_000 + np.r_[0, np.cumsum(_us(gaps))].astype(np.int64)
 
     # 3. Per-connection variables.
