@@ -153,3 +153,40 @@ def test_derive_on_public_real_trace(tmp_path, trace):
     total = sum(v for s in shares.values() for v in s.values())
     assert total == pytest.approx(1.0)
     assert m["flows"]["connections"] > 0
+
+
+def test_traffic_section_counts_what_the_profile_holds(tmp_path):
+    """The `traffic` section against the profile it came from: connections per class
+    and state, bytes per direction, services, hosts, duration and --local."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    if not ANALYZER.exists():
+        pytest.skip(f"SKIPPED (analyzer not built: {ANALYZER}; cargo build --release in analyzer/)")
+    trace = Path(__file__).resolve().parents[2] / "datasets" / "real" / "pcapplusplus-example.pcap"
+    out = tmp_path / "p"
+    subprocess.run([str(ANALYZER), str(trace), "-o", str(out), "-q", "--local", "10.0.0.0/8"], check=True)
+    tr = workload.derive(out)["traffic"]
+    c = pq.read_table(out / "connections.parquet").to_pydict()
+    summary = json.loads((out / "summary.json").read_text())
+    assert tr["duration_s"] == summary["trace"]["duration_s"] and tr["local"] == ["10.0.0.0/8"]
+    assert tr["connections"] == len(c["ts"]) == sum(tr["by_proto"].values())
+    for name, entry in tr["classes"].items():
+        scope, proto = name.split("/")
+        rows = [i for i in range(len(c["ts"])) if c["scope"][i] == scope and c["proto"][i] == proto]
+        assert entry["connections"] == len(rows) == sum(entry["synth_states"].values())
+        assert sum(entry["states"].values()) == len(rows)
+        assert entry["bytes"]["orig"] == sum(c["orig_bytes"][i] or 0 for i in rows)
+        assert sum(s["connections"] for s in entry["services"]) + entry["other_services"]["connections"] == len(rows)
+        top = entry["services"][0]
+        assert top["service"] == f"{proto}/{top['port']}"
+        for group in entry["groups"].values():
+            for rep in group["variables"].values():
+                assert rep["chosen"] == "empirical" or rep["gof"]["passed"]
+                assert (rep["table"] is not None) == (rep["chosen"] == "empirical")
+    h = pq.read_table(out / "hosts.parquet").to_pydict()
+    local = [i for i in range(len(h["host"])) if h["local"][i]]
+    assert tr["hosts"]["local"]["clients"] == sum(1 for i in local if h["outcnx"][i] > 0)
+    assert tr["hosts"]["local"]["servers"] == sum(1 for i in local if h["server"][i])
+    assert sum(tr["hosts"]["local"]["multiplicity"]) == tr["hosts"]["local"]["hosts"] == len(local)

@@ -140,9 +140,10 @@ class _Hosts:
     """Addresses for host numbers: local ones in the prefixes, remote in the remote net."""
 
     def __init__(self, prefixes: list[str], what: str):
-        self.nets = [ipaddress.ip_network(p, strict=False) for p in prefixes]
-        if not self.nets or any(n.version != 4 for n in self.nets):
-            raise SynthError(f"{what}: IPv4 prefixes needed (got {prefixes or 'none'})")
+        # IPv4 only (the writer's packets are IPv4): IPv6 prefixes are left out.
+        self.nets = [n for n in (ipaddress.ip_network(p, strict=False) for p in prefixes) if n.version == 4]
+        if not self.nets:
+            raise SynthError(f"{what}: an IPv4 prefix is needed (got {', '.join(prefixes) or 'none'}); give --local")
         self.sizes = np.array([max(n.num_addresses - 2, 1) for n in self.nets], dtype=np.int64)
         self.what = what
 
