@@ -18,7 +18,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "efd_flow_table.hh"
+#include "flow_record_table.hh"
 #include "las_sorted_core.hh"
 
 namespace tracelab {
@@ -46,19 +46,19 @@ class LarsCore final : public SortedCore<LarsCore> {
 
  private:
   friend class SortedCore<LarsCore>;
-  struct Entry {
-    double volume = 0.0;
-    AckProgress ack;
-    Time last_seen = 0;
-  };
+  using Entry = FlowRecord<double>;  // volume = V[F], bytes
 
   double decayed(const Entry& e, Time now) const {
+    // pow(beta, 0) is exactly 1 and 0 * pow(...) exactly 0 (pow is finite
+    // here), so both shortcuts return the value the formula gives, without
+    // the libm call (every new flow has volume 0 and last_seen = now).
+    if (e.volume == 0.0 || now == e.last_seen) return e.volume;
     return e.volume * std::pow(cfg_.beta, static_cast<double>(now - e.last_seen) / static_cast<double>(cfg_.tau));
   }
 
   uint64_t tag(const Packet& p, Time now) {
     scan_.run(table_, now, [this](const Entry& e, Time t) { return decayed(e, t) < 1.0; });
-    pending_ = table_.find_or_insert(flow_key(p, cfg_.ack_aware ? FlowKey::kConnection : FlowKey::kFlow));
+    pending_ = table_.find_or_insert(flow_key(p, cfg_.ack_aware ? FlowKey::kConnection : FlowKey::kFlow), now);
     if (pending_ == nullptr) {
       ++untracked_;
       return 0;
@@ -74,7 +74,7 @@ class LarsCore final : public SortedCore<LarsCore> {
   void on_serve(const Packet&, uint64_t) {}
 
   LarsConfig cfg_;
-  FlowTable<Entry> table_;
+  FlowRecordTable<double> table_;  // see flow_record_table.hh for why not FlowTable
   IdleScan scan_;
   Entry* pending_ = nullptr;
   uint64_t untracked_ = 0;
