@@ -3,11 +3,9 @@
 #include "tlcorequeue.hh"
 #include <click/args.hh>
 #include <click/error.hh>
-#include "ipv4_meta.hh"
 CLICK_DECLS
 
 using tracelab::DropReason;
-using tracelab::Time;
 
 void TLCoreQueue::read_buffer(Args& args, uint64_t capacity) {
   _buffer.capacity = capacity;
@@ -27,20 +25,11 @@ int TLCoreQueue::initialize(ErrorHandler* errh) {
   tracelab::QueueCore* core = make_core(errh);
   if (!core) return -1;
   attach(core, _buffer.slots());
+  const bool always = tl_simulated_clock() || _buffer.in_service_link_bps > 0;
+  _clock_push = always || clock_on_arrival();
+  _clock_pull = always;
+  _meta = metadata();
   return 0;
-}
-
-void TLCoreQueue::push(int, Packet* p) {
-  const Time now = tl_now_ps();
-  // The table has one handle per buffer slot plus the arrival, and the core
-  // never holds more than its slots, so a handle is always free.
-  tracelab::Packet cp;
-  cp.handle = _handles.put(p);
-  cp.arrival = now;
-  if (p->has_network_header()) tracelab::describe_ipv4(p->network_header(), p->end_data() - p->network_header(), cp);
-  else cp.length = p->length();
-  _core->enqueue(cp, now);
-  pushed();
 }
 
 enum { h_drops, h_full, h_pushed, h_served, h_flows, h_flows_hw };

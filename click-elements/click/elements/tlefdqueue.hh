@@ -66,6 +66,12 @@ class TLEfdQueue : public TLQueueElement<tracelab::EfdCore, tracelab::EfdConfig>
   const char* class_name() const override { return "TLEfdQueue"; }
   int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
 
+ protected:
+  // The flow hash; EFDACK keys on the connection and reads the ACKs. No
+  // EFD variant reads the time (no idle scan).
+  Meta metadata() const override { return _cfg.variant == tracelab::EfdVariant::kEfdAck ? kMetaAll : kMetaFlow; }
+  bool clock_on_arrival() const override { return false; }
+
  private:
   // Variant defaults, keeping what the user set explicitly.
   static tracelab::EfdConfig merge(tracelab::EfdConfig variant, const tracelab::EfdConfig& user) {

@@ -27,6 +27,11 @@ and the handlers: see TLCoreQueue.
 class TLFifoQueue : public TLQueueElement<tracelab::FifoCore, tracelab::BufferConfig> {
  public:
   const char* class_name() const override { return "TLFifoQueue"; }
+
+ protected:
+  // FifoCore reads the length alone, and the time only for IN_SERVICE.
+  Meta metadata() const override { return kMetaLength; }
+  bool clock_on_arrival() const override { return false; }
 };
 
 CLICK_ENDDECLS

@@ -13,16 +13,27 @@ CLICK_DECLS
 
 class TLHandles {
  public:
-  void init(uint32_t n) {
-    _slots.resize(n, nullptr);
-    _free.reserve(n);
-    _dropped.reserve(n);
-    for (uint32_t i = 0; i < n; ++i) _free.push_back(n - 1 - i);
+  TLHandles() = default;
+  TLHandles(const TLHandles&) = delete;
+  TLHandles& operator=(const TLHandles&) = delete;
+  ~TLHandles() {
+    delete[] _slots;
+    delete[] _free;
   }
-  bool full() const { return _free.empty(); }
+  void init(uint32_t n) {
+    delete[] _slots;
+    delete[] _free;
+    _slots = new Packet*[n]();
+    _free = new uint32_t[n];
+    _n = _nfree = n;
+    _dropped.reserve(n);
+    for (uint32_t i = 0; i < n; ++i) _free[i] = n - 1 - i;
+  }
+  bool full() const { return _nfree == 0; }
+  // Plain arrays, not Click Vectors, whose operator[] asserts the index on
+  // every access: put() and take() run on every packet (bench.sh).
   uint32_t put(Packet* p) {
-    const uint32_t h = _free.back();
-    _free.pop_back();
+    const uint32_t h = _free[--_nfree];
     _slots[h] = p;
     return h;
   }
@@ -30,12 +41,13 @@ class TLHandles {
   Packet* take(uint64_t h) {
     Packet* p = _slots[h];
     _slots[h] = nullptr;
-    _free.push_back(static_cast<uint32_t>(h));
+    _free[_nfree++] = static_cast<uint32_t>(h);
     return p;
   }
   void drop(uint64_t h) { _dropped.push_back(take(h)); }
   // Emit parked drops on `port` if the element has it, else kill them.
   void flush_drops(Element* e, int port) {
+    if (_dropped.empty()) return;
     for (Packet* p : _dropped) {
       if (port < e->noutputs()) e->output(port).push(p);
       else p->kill();
@@ -43,18 +55,20 @@ class TLHandles {
     _dropped.clear();
   }
   void clear() {
-    for (Packet*& p : _slots)
-      if (p) {
-        p->kill();
-        p = nullptr;
+    for (uint32_t i = 0; i < _n; ++i)
+      if (_slots[i]) {
+        _slots[i]->kill();
+        _slots[i] = nullptr;
       }
     for (Packet* p : _dropped) p->kill();
     _dropped.clear();
   }
 
  private:
-  Vector<Packet*> _slots;
-  Vector<uint32_t> _free;
+  Packet** _slots = nullptr;
+  uint32_t* _free = nullptr;  // a stack of the free handles
+  uint32_t _n = 0;
+  uint32_t _nfree = 0;
   Vector<Packet*> _dropped;
 };
 

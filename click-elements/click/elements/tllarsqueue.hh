@@ -50,6 +50,10 @@ class TLLarsQueue : public TLQueueElement<tracelab::LarsCore, tracelab::LarsConf
  public:
   const char* class_name() const override { return "TLLarsQueue"; }
   int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
+
+ protected:
+  // The flow hash; the ACK-aware variant keys on the connection.
+  Meta metadata() const override { return _cfg.ack_aware ? kMetaAll : kMetaFlow; }
 };
 
 CLICK_ENDDECLS

@@ -43,6 +43,10 @@ class TLLasQueue : public TLQueueElement<tracelab::LasCore, tracelab::LasConfig>
  public:
   const char* class_name() const override { return "TLLasQueue"; }
   int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
+
+ protected:
+  // The flow hash; LASACK keys on the connection and reads the ACKs.
+  Meta metadata() const override { return _cfg.ack_aware ? kMetaAll : kMetaFlow; }
 };
 
 CLICK_ENDDECLS

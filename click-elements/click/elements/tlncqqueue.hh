@@ -75,6 +75,11 @@ class TLNcqQueue : public TLQueueElement<tracelab::NcqCore, tracelab::NcqConfig>
  public:
   const char* class_name() const override { return "TLNcqQueue"; }
   int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
+
+ protected:
+  // NcqCore reads the length and the pure-ACK flag, no hash, no time.
+  Meta metadata() const override { return kMetaTcp; }
+  bool clock_on_arrival() const override { return false; }
 };
 
 CLICK_ENDDECLS

@@ -51,6 +51,10 @@ class TLRun2CQueue : public TLQueueElement<tracelab::Run2cCore, tracelab::Run2cC
  public:
   const char* class_name() const override { return "TLRun2CQueue"; }
   int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
+
+ protected:
+  // The flow hash; Run2CACK keys on the connection and reads the ACKs.
+  Meta metadata() const override { return _cfg.ack_aware ? kMetaAll : kMetaFlow; }
 };
 
 CLICK_ENDDECLS

@@ -27,6 +27,11 @@ and the handlers: see TLCoreQueue.
 class TLScfqQueue : public TLQueueElement<tracelab::ScfqCore, tracelab::ScfqConfig> {
  public:
   const char* class_name() const override { return "TLScfqQueue"; }
+
+ protected:
+  // ScfqCore keys on the flow hash; its tags do not read the time.
+  Meta metadata() const override { return kMetaFlow; }
+  bool clock_on_arrival() const override { return false; }
 };
 
 CLICK_ENDDECLS

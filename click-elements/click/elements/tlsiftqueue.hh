@@ -52,6 +52,9 @@ class TLSiftQueue : public TLQueueElement<tracelab::SiftCore, tracelab::SiftConf
  public:
   const char* class_name() const override { return "TLSiftQueue"; }
   int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
+
+ protected:
+  Meta metadata() const override { return kMetaFlow; }  // keys on the flow hash
 };
 
 CLICK_ENDDECLS

@@ -22,6 +22,19 @@ inline tracelab::Time tl_ps(const Timestamp& t) {
          static_cast<tracelab::Time>(d.nsec()) * tracelab::kNanosecond;
 }
 inline tracelab::Time tl_now_ps() { return tl_ps(Timestamp::now()); }
+// Under --simtime every Timestamp::now() is an event: it advances Click's
+// simulated clock by 1 ns (lib/timestamp.cc, Timestamp::warp), so whether
+// an element reads the clock shows in every later time of the simulation.
+// An element that may skip reads it does not need (bench.sh: a read costs
+// about 25 ns/packet, clock_gettime) keeps them when this is true, so
+// simulated runs stay the same to the nanosecond.
+inline bool tl_simulated_clock() {
+#if TIMESTAMP_WARPABLE
+  return Timestamp::warp_class() == Timestamp::warp_simulation;
+#else
+  return false;
+#endif
+}
 // The first Timestamp not earlier than `t` picoseconds.
 inline Timestamp tl_timestamp_ceil(tracelab::Time t) {
   const tracelab::Time ns = (t + tracelab::kNanosecond - 1) / tracelab::kNanosecond;

@@ -56,6 +56,9 @@ class TLXProtectQueue : public TLQueueElement<tracelab::XProtectCore, tracelab::
  public:
   const char* class_name() const override { return "TLXProtectQueue"; }
   int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
+
+ protected:
+  Meta metadata() const override { return kMetaFlow; }  // keys on the flow hash
 };
 
 CLICK_ENDDECLS
