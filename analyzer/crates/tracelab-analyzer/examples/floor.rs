@@ -23,7 +23,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use tracelab_decode::{decode_into, PacketMeta};
-use tracelab_flow::{zeek_ports, FlowKey, MixBuild};
+use tracelab_flow::{zeek_ports, FlowKey, TableBuild};
 use tracelab_pcap::FrameSource;
 
 #[global_allocator]
@@ -85,7 +85,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut table: HashMap<FlowKey, Counts, MixBuild> = HashMap::default();
+    let mut table: HashMap<FlowKey, Counts, TableBuild> = HashMap::default();
     let mut totals = Totals::default();
     let mut meta = PacketMeta::default();
     let mut next_sweep = i64::MIN;

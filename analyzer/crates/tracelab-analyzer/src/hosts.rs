@@ -12,7 +12,7 @@
 use std::collections::{HashMap, HashSet};
 
 use tracelab_decode::{ip_proto, Addr};
-use tracelab_flow::{ConnRecord, MixBuild};
+use tracelab_flow::{ConnRecord, TableBuild};
 
 use crate::scope::{Locality, Servers};
 
@@ -68,14 +68,14 @@ pub fn accepted(c: &ConnRecord) -> bool {
 /// an allocation each and more hashing than the rest of the accounting.
 #[derive(Default)]
 pub struct HostTable {
-    index: HashMap<Addr, u32, MixBuild>,
+    index: HashMap<Addr, u32, TableBuild>,
     hosts: Vec<(Addr, HostStats)>,
     /// `host << 16 | port`: destination ports per host, initiated / accepted.
-    ports_out: HashSet<u64, MixBuild>,
-    ports_in: HashSet<u64, MixBuild>,
+    ports_out: HashSet<u64, TableBuild>,
+    ports_in: HashSet<u64, TableBuild>,
     /// `orig << 32 | resp`: every connection's pair, and accepted ones'.
-    pairs_out: HashSet<u64, MixBuild>,
-    pairs_in: HashSet<u64, MixBuild>,
+    pairs_out: HashSet<u64, TableBuild>,
+    pairs_in: HashSet<u64, TableBuild>,
 }
 
 impl HostTable {
@@ -139,7 +139,7 @@ impl HostTable {
 
     /// Servers learned from the trace, plus the given ones.
     pub fn servers(&self, extra: &[Addr]) -> Servers {
-        let mut s: HashSet<Addr, MixBuild> =
+        let mut s: HashSet<Addr, TableBuild> =
             self.hosts.iter().filter(|(_, h)| h.accepted_tcp).map(|(a, _)| *a).collect();
         s.extend(extra.iter().copied());
         Servers(s)

@@ -7,7 +7,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use tracelab_decode::Addr;
-use tracelab_flow::MixBuild;
+use tracelab_flow::TableBuild;
 
 /// An IPv4 or IPv6 network, e.g. `10.0.0.0/8` or `fe80::/10`. IPv4 networks
 /// are held in their IPv4-mapped form, like [`Addr`].
@@ -156,7 +156,7 @@ impl Category {
 
 /// The hosts that act as servers.
 #[derive(Clone, Debug, Default)]
-pub struct Servers(pub HashSet<Addr, MixBuild>);
+pub struct Servers(pub HashSet<Addr, TableBuild>);
 
 impl Servers {
     pub fn is_server(&self, a: &Addr) -> bool {

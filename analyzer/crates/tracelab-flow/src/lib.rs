@@ -10,7 +10,8 @@
 //!   retransmissions, trains, warm-ups, theoretical time (Eq. 5.10 of the
 //!   thesis, (r-1) RTTs) and pacing, load bins.
 //!
-//! Determinism: the table hasher is fixed, records leave [`Tracker::advance`]
+//! Determinism: the table hash is keyed at random per run ([`TableBuild`]),
+//! but nothing leaves in table order: records leave [`Tracker::advance`]
 //! and [`Tracker::finish`] sorted by (start time, key), and uids are a pure
 //! function of (first timestamp, 5-tuple).
 
@@ -23,7 +24,7 @@ pub use small::List;
 mod tcp;
 mod tracker;
 
-pub use key::{zeek_ports, FlowKey, MixBuild, MixHasher};
+pub use key::{zeek_ports, FlowKey, TableBuild, TableHasher};
 pub use metrics::{flight, rtt_a_b, theory_ns};
 pub use record::*;
 pub use tracker::{Seen, Tracker};

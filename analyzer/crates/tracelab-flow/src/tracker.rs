@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use tracelab_decode::{ip_proto, Addr, PacketMeta};
 
 use crate::common::Common;
-use crate::key::{splitmix64, uid, zeek_ports, FlowKey, FxBuild};
+use crate::key::{splitmix64, uid, zeek_ports, FlowKey, TableBuild};
 use crate::metrics::TcpMetrics;
 use crate::record::{ConnRecord, ConnState, LoadBin, RttRecord};
 use crate::tcp::{EpState, Tcp};
@@ -208,7 +208,7 @@ impl ServerPorts {
 pub struct Tracker {
     cfg: TrackerConfig,
     ports: ServerPorts,
-    table: HashMap<FlowKey, Conn, FxBuild>,
+    table: HashMap<FlowKey, Conn, TableBuild>,
     wheel: Wheel,
     /// Scratch for [`Tracker::advance`], kept to reuse its allocation.
     due: Vec<(FlowKey, i64)>,
@@ -219,7 +219,7 @@ pub struct Tracker {
 
 impl Tracker {
     pub fn new(cfg: TrackerConfig) -> Tracker {
-        let table = HashMap::with_capacity_and_hasher(cfg.capacity_hint, FxBuild::default());
+        let table = HashMap::with_capacity_and_hasher(cfg.capacity_hint, TableBuild::default());
         Tracker {
             ports: ServerPorts::new(&cfg),
             cfg,
