@@ -18,12 +18,14 @@
 // 99 % (SCFQ) of the time and the queue holds 3 to 60 groups: push and
 // pop are then O(1) list operations, and the heap is small when it is
 // touched at all. The packet-per-node min-max heap this replaces compared
-// (tag, seq) pairs, mispredicting on every tie (core_bench LAS 64 B:
-// 120 -> 45 ns/packet with this queue alone; SCFQ 106 -> 31).
-// With all tags distinct the heap holds every packet, as before, but its
-// sift loops are written branch-light (four grandchildren compared without
-// branches), so that case got faster too (random distinct tags, 300
-// packets: 55 -> 38 ns per push + pop).
+// (tag, seq) pairs, mispredicting on every tie (core_bench 64 B, medians
+// of 3 runs, with this queue alone: LAS 127 -> 48 ns/packet, SCFQ 118 ->
+// 31). With all tags distinct the heap holds every packet, as before, but
+// its sift loops are written branch-light (four grandchildren compared
+// without branches), so that case got faster too (a replay of random
+// distinct tags, 300 packets: 55 -> 38 ns per push + pop; 100 000 packets:
+// 145 -> 171, the one case that got slower: the index and the groups add
+// 40 % to a footprint far beyond the caches).
 // Fixed sizes, no allocation after construction.
 #pragma once
 
@@ -83,8 +85,7 @@ class SortedPacketQueue {
     const uint32_t g = free_groups_[--free_group_count_];
     groups_[g] = Group{tag, s, s};
     index_[pos] = g;
-    heap_[heap_size_] = Node{tag, g};
-    sift_up(heap_size_++);
+    sift_up(heap_size_++, Node{tag, g});
   }
 
   // Smallest (tag, arrival) first.
@@ -176,9 +177,15 @@ class SortedPacketQueue {
     return heap_size_ <= 1 ? 0 : heap_size_ == 2 ? 1 : (heap_[1].tag < heap_[2].tag ? 2 : 1);
   }
 
-  void sift_up(uint32_t i) {
-    if (i == 0) return;
-    const Node x = heap_[i];
+  // Place x, the new node, from the hole at the end (i). x comes in a
+  // register: written to heap_[i] and read back, its two stores did not
+  // forward to the 16-byte load (core_bench EFD LAS+LAS 64 B: half of
+  // push()'s samples on that load).
+  void sift_up(uint32_t i, const Node x) {
+    if (i == 0) {
+      heap_[0] = x;
+      return;
+    }
     const uint32_t parent = (i - 1) / 2;
     if (on_min_level(i)) {
       if (heap_[parent].tag < x.tag) {  // x belongs on the max levels
