@@ -192,6 +192,12 @@ int main(int argc, char** argv) {
   d.AssignIpv4Addresses(Ipv4AddressHelper("10.1.0.0", "255.255.255.0"), Ipv4AddressHelper("10.2.0.0", "255.255.255.0"),
                         Ipv4AddressHelper("10.3.0.0", "255.255.255.0"));
   Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+  // A chunking queue disc's chunks are split at the right router.
+  Ptr<TlDechunkProtocol> dechunker;
+  if (DynamicCast<TlChunkQueueDisc>(qd)) {
+    dechunker = TlInstallDechunker(d.GetRight());
+    qd->SetAttribute("Dechunker", Ipv4AddressValue(d.GetRight()->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal()));
+  }
 
   qd->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&OnDrop));
   qd->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&OnDrop));
@@ -255,22 +261,27 @@ int main(int argc, char** argv) {
   const QueueDisc::Stats& s = qd->GetStats();
   const tracelab::Counters& c = DynamicCast<TlCoreQueueDisc>(qd)->GetCounters();
   std::ofstream js(out + "/summary.json");
-  char buf[2048];
-  std::snprintf(buf, sizeof(buf),
-                "{\n  \"ns3_version\": \"%s\",\n  \"qdisc\": \"%s\",\n  \"type\": \"%s\",\n  \"load_bps\": %.0f,\n"
-                "  \"duration_s\": %g,\n  \"drain_s\": %g,\n  \"seed\": %u,\n  \"run\": %u,\n  \"alpha\": %g,\n"
-                "  \"min_segments\": %u,\n  \"max_segments\": %u,\n  \"mean_flow_bytes\": %.1f,\n  \"segment\": %u,\n"
-                "  \"flows\": %zu,\n  \"completed\": %llu,\n  \"bottleneck\": {\"received\": %u, \"sent\": %u, "
-                "\"dropped\": %u, \"dropped_before_enqueue\": %u, \"dropped_after_dequeue\": %u, "
-                "\"core_offered\": %llu, \"core_served\": %llu, \"core_dropped\": %llu, \"highwater_packets\": "
-                "%llu},\n  \"flow_table\": {\"mean\": %.4f, \"max\": %u}\n}\n",
-                TL_NS3_VERSION, spec.c_str(), parsed.type_name.c_str(), load, duration, drain, seed, run, alpha, minSeg,
-                maxSeg, meanBytes, seg, g_flows.size(), (unsigned long long)done, s.nTotalReceivedPackets,
-                s.nTotalSentPackets, s.nTotalDroppedPackets, s.nTotalDroppedPacketsBeforeEnqueue,
-                s.nTotalDroppedPacketsAfterDequeue, (unsigned long long)c.offered, (unsigned long long)c.served,
-                (unsigned long long)c.dropped_total(), (unsigned long long)c.highwater_packets, g_table.area / end,
-                g_table.max);
-  js << buf;
+  auto q = [](const std::string& v) {  // a JSON string
+    std::string o = "\"";
+    for (char ch : v) o += (ch == '"' || ch == '\\') ? std::string("\\") + ch : std::string(1, ch);
+    return o + "\"";
+  };
+  js << "{\n  \"ns3_version\": " << q(TL_NS3_VERSION) << ",\n  \"qdisc\": " << q(spec)
+     << ",\n  \"type\": " << q(parsed.type_name) << ",\n  \"load_bps\": " << load << ",\n  \"duration_s\": " << duration
+     << ",\n  \"drain_s\": " << drain << ",\n  \"seed\": " << seed << ",\n  \"run\": " << run
+     << ",\n  \"alpha\": " << alpha << ",\n  \"min_segments\": " << minSeg << ",\n  \"max_segments\": " << maxSeg
+     << ",\n  \"mean_flow_bytes\": " << meanBytes << ",\n  \"segment\": " << seg << ",\n  \"flows\": " << g_flows.size()
+     << ",\n  \"completed\": " << done << ",\n  \"bottleneck\": {\"received\": " << s.nTotalReceivedPackets
+     << ", \"sent\": " << s.nTotalSentPackets << ", \"dropped\": " << s.nTotalDroppedPackets
+     << ", \"dropped_before_enqueue\": " << s.nTotalDroppedPacketsBeforeEnqueue
+     << ", \"dropped_after_dequeue\": " << s.nTotalDroppedPacketsAfterDequeue << ", \"core_offered\": " << c.offered
+     << ", \"core_served\": " << c.served << ", \"core_dropped\": " << c.dropped_total()
+     << ", \"highwater_packets\": " << c.highwater_packets << "},\n  \"flow_table\": {\"mean\": " << g_table.area / end
+     << ", \"max\": " << g_table.max << "}";
+  if (dechunker)
+    js << ",\n  \"dechunker\": {\"chunks\": " << dechunker->chunks << ", \"packets\": " << dechunker->packets
+       << ", \"malformed\": " << dechunker->malformed << ", \"unroutable\": " << dechunker->unroutable << "}";
+  js << "\n}\n";
   std::printf(
       "ns-3 %s dumbbell %s, load %.1f Mb/s: %zu flows, %llu completed; bottleneck dropped %u of %u; "
       "flow table mean %.2f max %u -> %s/\n",

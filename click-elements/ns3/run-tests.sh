@@ -26,7 +26,8 @@ status=$?
 echo "== the dumbbell with real TCP, one short overloaded run per adapter"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for q in fifo 'efd(th=30000)' pefd efdack run2c run2cack sift xprotect las lasack lars scfq ncq ncqplus mtqqtl; do
+for q in fifo 'efd(th=30000)' pefd efdack run2c run2cack sift xprotect las lasack lars scfq ncq ncqplus mtqqtl \
+  'basicq(budgets=1ms, capacity=300)' 'chumq(budgets=1ms, capacity=300)' 'chutq(budgets=500us, capacity=300)'; do
   dir="$work/$(echo "$q" | tr -c 'a-z0-9\n' _)"
   if ! "$OUT/tl-ns3-dumbbell" --qdisc="$q" --load=15e6 --duration=4 --drain=16 --out="$dir" >"$dir.log" 2>&1; then
     echo "FAIL dumbbell $q: exited $? ($(tail -n 1 "$dir.log"))"
@@ -50,7 +51,11 @@ if b["core_offered"] != b["received"] or b["core_served"] + b["core_dropped"] !=
     problems.append(f"bottleneck counts do not add up: {b}")
 if sum(int(r["lost_packets"]) for r in rows) != b["dropped"]:
     problems.append("per-flow losses do not sum to the bottleneck's drops")
+if "dechunker" in s and s["dechunker"]["packets"] != b["sent"]:
+    problems.append(f"the de-chunker forwarded {s['dechunker']['packets']} of {b['sent']} packets")
 what = f"{s['flows']} flows, {b['dropped']} of {b['received']} packets dropped, flow table max {s['flow_table']['max']}"
+if "dechunker" in s:
+    what += f", {s['dechunker']['chunks']} chunks split"
 print(f"{'FAIL' if problems else 'PASS'} dumbbell {q} (ns-3 {s['ns3_version']}): {what}" + "; ".join([""] + problems))
 sys.exit(1 if problems else 0)
 PY

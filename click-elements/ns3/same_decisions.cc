@@ -4,7 +4,7 @@
 // CSV. same_decisions.py runs the engine on the same trace and requires the
 // same fate at the same picosecond for every packet.
 //
-// Usage: tl-ns3-decisions TRACE RATE_BPS SPEC OUT.csv [mtq_us=N] [qtl_ns=N]
+// Usage: tl-ns3-decisions TRACE RATE_BPS SPEC OUT.csv [mtq_us=N] [qtl_ns=N] [budget=T]
 //   TRACE  pcap (Ethernet, VLAN tags allowed, or raw IP); IPv4 packets are
 //          replayed, non-IP frames skipped (as the engine's pcap source does)
 //   SPEC   the engine's element spec, e.g. 'efd(capacity=20, th=30000)'
@@ -12,6 +12,8 @@
 //          attributes)
 //   mtq_us, qtl_ns  tag every packet with these MTQ/QTL fields
 //          (TlMtqQtlTag), as the engine's class with mtq=, qtl= stamps them
+//   budget every packet's waiting-time budget for the chunking queues
+//          (their Budgets attribute, class 0), as the engine's class budget
 //
 // How the times map (the engine's single-node model, replay/engine):
 // * the simulator runs at picosecond resolution (Time::SetResolution(PS)),
@@ -163,13 +165,40 @@ class Driver {
     r.at = Now();
   }
 
-  void Pull() {
-    Ptr<QueueDiscItem> item = qd_->Dequeue();
-    if (!item) return;
+  const tracelab::QueueCore& Core() const { return *DynamicCast<TlCoreQueueDisc>(qd_)->GetCore(); }
+
+  // The engine's pull schedule (replay/engine/src/engine.cc, pull_at): when
+  // the link is free, if the core has something due by then, else when the
+  // core says (a chunking timer); asked again at every enqueue.
+  void SchedulePull() {
+    const int64_t r = Core().next_ready(free_at_);
+    pull_at_ = r == tracelab::kNever ? tracelab::kNever : std::max<int64_t>(r, free_at_);
+  }
+
+  void Served(Ptr<const QueueDiscItem> item) {
     Record& r = rec_.at(uid_.at(item->GetPacket()->GetUid()));
     r.fate = "delivered";
     r.at = Now();
-    free_at_ = Now() + tracelab::serialization_time(item->GetSize(), rate_);
+  }
+
+  void Pull() {
+    const int64_t now = Now();
+    Ptr<QueueDiscItem> item = qd_->Dequeue();
+    if (!item) {
+      pull_at_ = Core().next_ready(now);
+      if (pull_at_ <= now) Die("next_ready() says ready but the queue disc gave nothing");
+      return;
+    }
+    if (Ptr<TlChunkItem> chunk = DynamicCast<TlChunkItem>(item)) {
+      ++chunks_;
+      for (const auto& inner : chunk->GetInner()) Served(inner);
+    } else {
+      Served(item);
+    }
+    // A chunk's frame: its IPv4 header, the 6 + 4N-byte shim, the packets
+    // (the engine: wire bytes + 20 bytes of per-frame overhead).
+    free_at_ = now + tracelab::serialization_time(item->GetSize(), rate_);
+    SchedulePull();
   }
 
   // ns-3's view must be the core's after every operation: the packets and
@@ -190,20 +219,29 @@ class Driver {
 
   void Step() {
     const int64_t now = Now();
-    if (free_at_ == now) Pull();  // the link became free: it pulls first
+    if (pull_at_ == now) Pull();  // pulls first, then arrivals (the engine's order)
     Check();
     while (next_ < tr_.t.size() && tr_.t[next_] == now) {
       qd_->Enqueue(tr_.items[next_++]);
       Check();
-      if (free_at_ <= now) Pull();  // an idle link pulls at once
+      if (free_at_ > now) {
+        if (pull_at_ != free_at_) SchedulePull();
+      } else {  // an idle link pulls at once if the core is ready
+        pull_at_ = Core().next_ready(now);
+        if (pull_at_ == now) Pull();
+      }
       Check();
     }
-    int64_t t = next_ < tr_.t.size() ? tr_.t[next_] : INT64_MAX;
-    if (free_at_ > now && free_at_ < t) t = free_at_;
-    if (t == INT64_MAX && qd_->GetNPackets() > 0) Die("packets left in the queue with the link idle");
-    if (t != INT64_MAX) Simulator::Schedule(PicoSeconds(t - now), &Driver::Step, this);
+    int64_t t = next_ < tr_.t.size() ? tr_.t[next_] : tracelab::kNever;
+    t = std::min<int64_t>(t, pull_at_);
+    if (t == tracelab::kNever && qd_->GetNPackets() > 0) Die("packets left in the queue with nothing scheduled");
+    if (t != tracelab::kNever) Simulator::Schedule(PicoSeconds(t - now), &Driver::Step, this);
   }
 
+ public:
+  uint64_t chunks_ = 0;
+
+ private:
   Ptr<QueueDisc> qd_;
   Trace& tr_;
   uint64_t rate_;
@@ -211,6 +249,7 @@ class Driver {
   std::map<uint64_t, size_t> uid_;
   size_t next_ = 0;
   int64_t free_at_ = 0;
+  int64_t pull_at_ = tracelab::kNever;
   uint32_t flows_ = 0;  // as the FlowTableSize trace says
 };
 
@@ -218,15 +257,17 @@ class Driver {
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s TRACE RATE_BPS SPEC OUT.csv [mtq_us=N] [qtl_ns=N]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s TRACE RATE_BPS SPEC OUT.csv [mtq_us=N] [qtl_ns=N] [budget=T]\n", argv[0]);
     return 2;
   }
   TlMtqQtlTag tag;
+  std::string budgets;
   for (int i = 5; i < argc; ++i) {
     const std::string kv = argv[i];
     const uint64_t v = std::strtoull(kv.c_str() + kv.find('=') + 1, nullptr, 10);
     if (kv.rfind("mtq_us=", 0) == 0) tag.fields.mtq_us = static_cast<uint16_t>(v);
     else if (kv.rfind("qtl_ns=", 0) == 0) tag.fields.qtl_ns = static_cast<uint32_t>(v);
+    else if (kv.rfind("budget=", 0) == 0) budgets = kv.substr(7);
     else Die("unknown argument " + kv);
   }
   const bool tagged = tag.fields.has_mtq() || tag.fields.has_qtl();
@@ -235,7 +276,9 @@ int main(int argc, char** argv) {
   if (rate == 0) Die("RATE_BPS must be a positive integer");
   Ptr<QueueDisc> qd;
   try {
-    qd = TlSpecFactory(TlParseSpec(argv[3], rate)).Create<QueueDisc>();
+    TlSpec spec = TlParseSpec(argv[3], rate);
+    if (!budgets.empty()) spec.attributes.emplace_back("Budgets", budgets);
+    qd = TlSpecFactory(spec).Create<QueueDisc>();
   } catch (const std::invalid_argument& e) {
     Die(e.what());
   }
@@ -256,11 +299,11 @@ int main(int argc, char** argv) {
   const tracelab::Counters& c = DynamicCast<TlCoreQueueDisc>(qd)->GetCounters();
   std::printf(
       "ns-3 %s %s: received=%u sent=%u dropped=%u (before enqueue %u, after dequeue %u); core offered=%llu "
-      "served=%llu dropped=%llu; skipped %llu non-IPv4 frames\n",
+      "served=%llu dropped=%llu; %llu chunks; skipped %llu non-IPv4 frames\n",
       TL_NS3_VERSION, qd->GetInstanceTypeId().GetName().c_str(), s.nTotalReceivedPackets, s.nTotalSentPackets,
       s.nTotalDroppedPackets, s.nTotalDroppedPacketsBeforeEnqueue, s.nTotalDroppedPacketsAfterDequeue,
       (unsigned long long)c.offered, (unsigned long long)c.served, (unsigned long long)c.dropped_total(),
-      (unsigned long long)tr.skipped);
+      (unsigned long long)driver.chunks_, (unsigned long long)tr.skipped);
   Simulator::Destroy();
   return 0;
 }

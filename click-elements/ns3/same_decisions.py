@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 import subprocess
 import sys
 import tempfile
@@ -79,27 +80,40 @@ SPECS = [
 ]
 
 # MTQ/QTL with every packet marked (the engine: one class with mtq=, qtl=;
-# ns-3: a TlMtqQtlTag on every packet): (spec, MTQ µs, QTL ns).
+# ns-3: a TlMtqQtlTag on every packet), and the chunking queues with every
+# packet's waiting-time budget (the engine: the class budget; ns-3: the
+# Budgets attribute). (spec, marks): marks are the driver's extra arguments.
 MARKED = [
-    ("mtqqtl(capacity=20)", 40_000, 80_000_000),
-    ("mtqqtl(capacity=20, in_service=1)", 40_000, 80_000_000),
-    ("mtqqtl(capacity=50)", None, 60_000_000),
-    ("mtqqtl(capacity=50, in_service=1)", 30_000, None),
+    ("mtqqtl(capacity=20)", {"mtq_us": 40_000, "qtl_ns": 80_000_000}),
+    ("mtqqtl(capacity=20, in_service=1)", {"mtq_us": 40_000, "qtl_ns": 80_000_000}),
+    ("mtqqtl(capacity=50)", {"qtl_ns": 60_000_000}),
+    ("mtqqtl(capacity=50, in_service=1)", {"mtq_us": 30_000}),
+    ("basicq", {"budget": "100us"}),
+    ("basicq(capacity=20, mtu=4000)", {"budget": "100us"}),
+    ("chumq", {"budget": "100us"}),
+    ("chumq(capacity=20, cea=1)", {"budget": "150us"}),
+    ("chumq(contention=fifo, restart=now)", {"budget": "100us"}),
+    ("chumq(contention=priority, timers=20us/40us/80us)", {"budget": "30us"}),
+    ("chutq", {"budget": "100us"}),
+    ("chutq(policy=tpf, cea=1)", {"budget": "100us"}),
+    ("chutq(policy=cef, expired=last, capacity=20)", {"budget": "60us"}),
 ]
+CHUNKING = ("basicq", "chumq", "chutq")
 
 
-def engine_run(engine, trace: Path, rate: int, spec: str, mtq_us=None, qtl_ns=None) -> list[tuple]:
-    cfg = {
-        "sources": [f"pcap(path='{trace}')"],
-        "nodes": [{"element": spec, "rate": str(rate)}],
-        "detail": True,
-    }
-    if mtq_us is not None or qtl_ns is not None:
-        cls = {"name": "marked"}
-        if mtq_us is not None:
-            cls["mtq"] = f"{mtq_us}us"
-        if qtl_ns is not None:
-            cls["qtl"] = f"{qtl_ns}ns"
+def engine_run(engine, trace: Path, rate: int, spec: str, marks: dict) -> list[tuple]:
+    node = {"element": spec, "rate": str(rate)}
+    if spec.split("(")[0] in CHUNKING:
+        node["overhead"] = 20  # the outer IPv4 header of the ns-3 chunk packet
+    cfg = {"sources": [f"pcap(path='{trace}')"], "nodes": [node], "detail": True}
+    cls = {"name": "marked"}
+    if "mtq_us" in marks:
+        cls["mtq"] = f"{marks['mtq_us']}us"
+    if "qtl_ns" in marks:
+        cls["qtl"] = f"{marks['qtl_ns']}ns"
+    if "budget" in marks:
+        cls["budget"] = marks["budget"]
+    if marks:
         cfg["classes"] = [cls]
     m = engine.run(cfg)
     d = m["detail"]
@@ -114,11 +128,9 @@ def engine_run(engine, trace: Path, rate: int, spec: str, mtq_us=None, qtl_ns=No
     return out
 
 
-def ns3_run(
-    driver: Path, trace: Path, rate: int, spec: str, out: Path, mtq_us=None, qtl_ns=None
-) -> tuple[list[tuple], str, str]:
-    marks = ([f"mtq_us={mtq_us}"] if mtq_us is not None else []) + ([f"qtl_ns={qtl_ns}"] if qtl_ns is not None else [])
-    p = subprocess.run([str(driver), str(trace), str(rate), spec, str(out), *marks], capture_output=True, text=True)
+def ns3_run(driver: Path, trace: Path, rate: int, spec: str, out: Path, marks: dict) -> tuple[list[tuple], str, str]:
+    extra = [f"{k}={v}" for k, v in marks.items()]
+    p = subprocess.run([str(driver), str(trace), str(rate), spec, str(out), *extra], capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(f"{driver.name} exited {p.returncode}: {p.stderr.strip()}")
     with out.open() as f:
@@ -145,21 +157,21 @@ def main(argv: list[str]) -> int:
     work = ns.keep or Path(tempfile.mkdtemp(prefix="tl-ns3-"))
     work.mkdir(parents=True, exist_ok=True)
     # cases, packets, mismatches, dropped, pushed out, early (MTQ) or expired (QTL)
-    per_core: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0])
+    # and chunks sent (chunking cores)
+    per_core: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0, 0])
     failed = 0
     version = ""
     for tname, (trace, rates) in TRACES.items():
         for rate in rates:
-            for spec, mtq_us, qtl_ns in [(s, None, None) for s in SPECS] + MARKED:
-                marks = (f" mtq={mtq_us}us" if mtq_us else "") + (f" qtl={qtl_ns}ns" if qtl_ns else "")
-                case = f"{tname}@{rate / 1e6:g}M {spec}{marks}"
+            for spec, marks in [(s, {}) for s in SPECS] + MARKED:
+                case = f"{tname}@{rate / 1e6:g}M {spec}" + "".join(f" {k}={v}" for k, v in marks.items())
                 if ns.only not in case:
                     continue
                 core = spec.split("(")[0]
-                ref = engine_run(engine, trace, rate, spec, mtq_us, qtl_ns)
+                ref = engine_run(engine, trace, rate, spec, marks)
                 safe = "".join(c if c.isalnum() else "_" for c in case)
                 try:
-                    got, header, _ = ns3_run(ns.driver, trace, rate, spec, work / f"{safe}.csv", mtq_us, qtl_ns)
+                    got, header, summary = ns3_run(ns.driver, trace, rate, spec, work / f"{safe}.csv", marks)
                 except RuntimeError as e:
                     print(f"FAIL {case}: {e}")
                     failed += 1
@@ -176,6 +188,8 @@ def main(argv: list[str]) -> int:
                 stats[3] += dropped
                 stats[4] += sum(r[2] == "pushed_out" for r in ref)
                 stats[5] += sum(r[2] in ("early_discard", "budget_expired") for r in ref)
+                chunks = re.search(r"(\d+) chunks", summary)
+                stats[6] += int(chunks[1]) if chunks else 0
                 what = f"{len(ref)} packets ({len(ref) - dropped} delivered, {dropped} dropped)"
                 if bad:
                     failed += 1
@@ -190,8 +204,8 @@ def main(argv: list[str]) -> int:
     # EFD against the ns-3 FIFO on a trace where they decide differently.
     if not ns.only:
         trace, rates = TRACES["m57-49583"]
-        ref = engine_run(engine, trace, rates[0], "efd(capacity=20, th=5000)")
-        got, _, _ = ns3_run(ns.driver, trace, rates[0], "fifo(capacity=20)", work / "negative.csv")
+        ref = engine_run(engine, trace, rates[0], "efd(capacity=20, th=5000)", {})
+        got, _, _ = ns3_run(ns.driver, trace, rates[0], "fifo(capacity=20)", work / "negative.csv", {})
         n = sum(a != b for a, b in zip(ref, got, strict=True))
         if n:
             print(f"PASS negative control: engine efd vs ns-3 fifo differ on {n} of {len(ref)} packets")
@@ -199,10 +213,11 @@ def main(argv: list[str]) -> int:
             print("FAIL negative control: engine efd vs ns-3 fifo compare equal (the comparison sees nothing)")
             failed += 1
     print(f"\n{version.lstrip('# ').split(',')[0] if version else 'ns-3'}: per core")
-    for core, (cases, packets, mism, dropped, pushed, early) in per_core.items():
+    for core, (cases, packets, mism, dropped, pushed, early, chunks) in per_core.items():
         print(
             f"  {core:<9} {cases:>3} cases {packets:>7} packets {dropped:>6} dropped"
             f" ({pushed:>5} pushed out, {early:>5} early/expired) {mism:>4} mismatches"
+            + (f"; {chunks} chunks" if chunks else "")
         )
     return 1 if failed else 0
 

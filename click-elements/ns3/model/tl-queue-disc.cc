@@ -7,15 +7,22 @@
 #include <stdexcept>
 
 #include "ns3/boolean.h"
+#include "ns3/ipv4-address.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/ipv4-l3-protocol.h"
 #include "ns3/ipv4-queue-disc-item.h"
+#include "ns3/ipv4-routing-protocol.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include "ipv4_meta.hh"
+#include "basicq.hh"
+#include "chumq.hh"
+#include "chunk_format.hh"
+#include "chutq.hh"
 #include "lars.hh"
 #include "las.hh"
 #include "mtq_qtl.hh"
@@ -233,8 +240,8 @@ bool TlCoreQueueDisc::CheckConfig() {
 void TlCoreQueueDisc::InitializeParams() {
   m_sink = std::make_unique<Sink>(this);
   m_core->set_drop_sink(m_sink.get());
-  m_batchStorage.resize(1);
-  m_batch = tracelab::Batch{m_batchStorage.data(), 1};
+  m_batchStorage.resize(BatchCapacity());
+  m_batch = tracelab::Batch{m_batchStorage.data(), BatchCapacity()};
   // GetMaxSize() reports the core's buffer.
   const tracelab::BufferConfig& b = m_buffer;
   SetMaxSize(QueueSize(b.granularity == tracelab::Granularity::kPackets ? QueueSizeUnit::PACKETS : QueueSizeUnit::BYTES,
@@ -318,23 +325,40 @@ Ptr<QueueDiscItem> TlCoreQueueDisc::DoDequeue() {
   const tracelab::Time now = ToCoreTime(Simulator::Now());
   if (!m_core->dequeue(now, m_batch)) {
     NoteFlows();
-    // A core waiting on a timer (none of the single-packet ones) is asked
-    // again when it says it will be ready.
+    // A core waiting on a timer (the chunking cores) is asked again when it
+    // says it will be ready. Only a queue disc attached to a device can be
+    // woken (Run() hands what it dequeues to the send callback); a driver
+    // without one asks next_ready() itself.
     const tracelab::Time ready = m_core->next_ready(now);
-    if (ready != tracelab::kNever && ready > now && !m_wake.IsPending())
+    if (ready != tracelab::kNever && ready > now && GetSendCallback() && ready < m_wakeAt) {
+      m_wake.Cancel();
+      m_wakeAt = ready;
       m_wake = Simulator::Schedule(FromCoreTime(ready - now), &TlCoreQueueDisc::Wake, this);
+    }
     return nullptr;
   }
-  NS_ASSERT_MSG(m_batch.count == 1, "a single-packet queue disc got a batch");
-  const uint32_t s = static_cast<uint32_t>(m_batch.packets[0].handle);
-  Ptr<QueueDiscItem> item = m_store->Take(m_slots[s].where);
-  Release(s);
-  OnServed(item, m_batch.packets[0]);
+  m_out.clear();
+  for (uint32_t i = 0; i < m_batch.count; ++i) {
+    const uint32_t s = static_cast<uint32_t>(m_batch.packets[i].handle);
+    Ptr<QueueDiscItem> item = m_store->Take(m_slots[s].where);
+    Release(s);
+    OnServed(item, m_batch.packets[i]);
+    m_out.push_back(item);
+  }
   NoteFlows();
-  return item;
+  return Output(m_out, m_batch, now);
 }
 
-void TlCoreQueueDisc::Wake() { Run(); }
+Ptr<QueueDiscItem> TlCoreQueueDisc::Output(std::vector<Ptr<QueueDiscItem>>& items, const tracelab::Batch& batch,
+                                           tracelab::Time) {
+  NS_ASSERT_MSG(batch.count == 1, "a single-packet queue disc got a batch");
+  return items[0];
+}
+
+void TlCoreQueueDisc::Wake() {
+  m_wakeAt = tracelab::kNever;
+  Run();
+}
 
 // --- the mechanisms ----------------------------------------------------------------
 
@@ -774,6 +798,310 @@ class TlMtqQtlQueueDisc final : public TlQueueDisc<tracelab::MtqQtlQueue, tracel
 };
 NS_OBJECT_ENSURE_REGISTERED(TlMtqQtlQueueDisc);
 
+// --- the chunking queues (§6) ---------------------------------------------------
+
+NS_OBJECT_ENSURE_REGISTERED(TlClassTag);
+
+TypeId TlClassTag::GetTypeId() {
+  static TypeId tid =
+      TypeId("ns3::TlClassTag").SetParent<Tag>().SetGroupName("TrafficControl").AddConstructor<TlClassTag>();
+  return tid;
+}
+
+namespace {
+
+// "50us/100us/200us" -> picoseconds; empty -> none.
+std::vector<tracelab::Time> ParseTimes(const std::string& v, const char* what, bool ascending) {
+  std::vector<tracelab::Time> out;
+  size_t pos = 0;
+  while (pos < v.size()) {
+    const size_t slash = std::min(v.find('/', pos), v.size());
+    const tracelab::Time t = Time(v.substr(pos, slash - pos)).GetPicoSeconds();
+    if (t <= 0) throw std::invalid_argument(std::string(what) + "='" + v + "': each a positive duration");
+    if (ascending && !out.empty() && t <= out.back())
+      throw std::invalid_argument(std::string(what) + " must be strictly ascending");
+    out.push_back(t);
+    pos = slash + 1;
+  }
+  return out;
+}
+
+enum class RestartFrom : uint8_t { kHead, kNow };
+enum class ExpiredOrder : uint8_t { kFirst, kLast };
+
+}  // namespace
+
+// What BasiCQ, ChuMQ and ChuTQ share: the chunk (MTU, shim, capacity), the
+// class budgets, and the chunk packet a dequeue hands over (TlChunkItem).
+NS_OBJECT_ENSURE_REGISTERED(TlChunkQueueDisc);
+
+TypeId TlChunkQueueDisc::GetTypeId() {
+  static TypeId tid = TypeId("ns3::TlChunkQueueDisc").SetParent<TlCoreQueueDisc>().SetGroupName("TrafficControl");
+  return tid;
+}
+
+template <typename Core, typename Config>
+class TlChunkQueueDiscOf : public TlQueueDisc<Core, Config, TlChunkQueueDisc> {
+ public:
+  static TypeId& AddChunkAttributes(TypeId& t) {
+    using Self = TlChunkQueueDiscOf;
+    t.AddAttribute("Mtu", "mtu: chunk MTU, bytes", UintegerValue(9000), MakeUintegerAccessor(&Self::m_mtu),
+                   MakeUintegerChecker<uint32_t>(64, 65535))
+        .AddAttribute("Shim", "shim: count the 6 + 4N-byte chunk header (false: the seed's 0)", BooleanValue(true),
+                      MakeBooleanAccessor(&Self::m_shim), MakeBooleanChecker())
+        .AddAttribute("Capacity", "capacity: packets the node holds (class buffers, chunks)", UintegerValue(16384),
+                      MakeUintegerAccessor(&Self::m_capacity), MakeUintegerChecker<uint64_t>(1, 1u << 26))
+        .AddAttribute("Budgets",
+                      "waiting-time budget W_max of each traffic class (TlClassTag), '/'-separated "
+                      "(e.g. 50us/100us/200us); a class beyond the list has none (the engine: its class's budget)",
+                      StringValue(""), MakeStringAccessor(&Self::m_budgets), MakeStringChecker())
+        .AddAttribute("Dechunker",
+                      "where chunk packets are addressed (a node running TlDechunkProtocol); "
+                      "0.0.0.0 = the first carried packet's destination",
+                      Ipv4AddressValue(Ipv4Address::GetAny()), MakeIpv4AddressAccessor(&Self::m_dechunker),
+                      MakeIpv4AddressChecker())
+        .AddAttribute("TimeUnit", "unit of the chunk header's QTime fields (chunk_format.hh)",
+                      TimeValue(NanoSeconds(10)), MakeTimeAccessor(&Self::m_unit), MakeTimeChecker());
+    return t;
+  }
+
+ protected:
+  // The common part of every chunking Config.
+  template <typename C>
+  void FillChunk(C& c) const {
+    c.mtu = m_mtu;
+    c.shim = m_shim;
+    c.capacity_packets = this->m_capacity;
+    m_budgetTimes = ParseTimes(m_budgets, "Budgets", false);
+    this->m_buffer.capacity = this->m_capacity;  // for GetMaxSize()
+    this->m_buffer.granularity = tracelab::Granularity::kPackets;
+  }
+  uint32_t BatchCapacity() const override { return tracelab::max_chunk_packets(m_mtu); }
+  void Describe(Ptr<const QueueDiscItem> item, tracelab::Packet& p) const override {
+    TlDescribeItem(item, p);
+    TlClassTag tag;
+    if (item->GetPacket()->PeekPacketTag(tag)) p.cls = tag.cls;
+    if (p.cls < m_budgetTimes.size()) p.budget = m_budgetTimes[p.cls];
+  }
+  // One IPv4 packet for the chunk: the carried packets with their IPv4
+  // headers, encoded with chunk_format.hh (the Click element's encoding).
+  Ptr<QueueDiscItem> Output(std::vector<Ptr<QueueDiscItem>>& items, const tracelab::Batch& batch,
+                            tracelab::Time now) override {
+    std::vector<std::vector<uint8_t>> bytes(items.size());
+    std::vector<tracelab::jg::PacketRef> refs(items.size());
+    size_t total = tracelab::jg::header_size(items.size());
+    for (size_t i = 0; i < items.size(); ++i) {
+      Ptr<Packet> c = items[i]->GetPacket()->Copy();
+      if (Ptr<Ipv4QueueDiscItem> ip = DynamicCast<Ipv4QueueDiscItem>(items[i])) c->AddHeader(ip->GetHeader());
+      bytes[i].resize(c->GetSize());
+      c->CopyData(bytes[i].data(), bytes[i].size());
+      refs[i] = tracelab::jg::PacketRef{bytes[i].data(), bytes[i].size(), batch.packets[i].arrival};
+      total += bytes[i].size();
+    }
+    std::vector<uint8_t> out(total);
+    tracelab::jg::FormatError err;
+    const size_t n =
+        tracelab::jg::encode(refs.data(), refs.size(), now, m_unit.GetPicoSeconds(), out.data(), out.size(), err);
+    NS_ABORT_MSG_IF(n == 0, "chunk encoding failed: " << tracelab::jg::format_error_name(err));
+    Ipv4Header h;
+    Ptr<Ipv4QueueDiscItem> first = DynamicCast<Ipv4QueueDiscItem>(items[0]);
+    if (first) h.SetSource(first->GetHeader().GetSource());
+    h.SetDestination(m_dechunker != Ipv4Address::GetAny() || !first ? m_dechunker
+                                                                    : first->GetHeader().GetDestination());
+    h.SetProtocol(TlChunkItem::kProtocol);
+    h.SetTtl(64);
+    h.SetPayloadSize(n);
+    return Create<TlChunkItem>(Create<Packet>(out.data(), n), h, items);
+  }
+
+  uint32_t m_mtu = 9000;
+  bool m_shim = true;
+  std::string m_budgets;
+  mutable std::vector<tracelab::Time> m_budgetTimes;
+  Ipv4Address m_dechunker;
+  Time m_unit;
+};
+
+// BasiCQ (§6.3).
+class TlBasiCQQueueDisc final : public TlChunkQueueDiscOf<tracelab::BasiCQ, tracelab::BasiCQConfig> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = [] {
+      TypeId t = TypeId("ns3::TlBasiCQQueueDisc")
+                     .SetParent<TlChunkQueueDisc>()
+                     .SetGroupName("TrafficControl")
+                     .AddConstructor<TlBasiCQQueueDisc>();
+      return AddChunkAttributes(t);
+    }();
+    return tid;
+  }
+
+ protected:
+  tracelab::BasiCQConfig MakeConfig() const override {
+    tracelab::BasiCQConfig c;
+    FillChunk(c);
+    return c;
+  }
+};
+NS_OBJECT_ENSURE_REGISTERED(TlBasiCQQueueDisc);
+
+// ChuMQ (§6.4, §6.6).
+class TlChuMQQueueDisc final : public TlChunkQueueDiscOf<tracelab::ChuMQ, tracelab::ChuMQConfig> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = [] {
+      using tracelab::ChuMQContention;
+      TypeId t =
+          TypeId("ns3::TlChuMQQueueDisc")
+              .SetParent<TlChunkQueueDisc>()
+              .SetGroupName("TrafficControl")
+              .AddConstructor<TlChuMQQueueDisc>()
+              .AddAttribute("Timers", "timers: one chunking timer per class buffer, ascending",
+                            StringValue("50us/100us/200us"), MakeStringAccessor(&TlChuMQQueueDisc::m_timers),
+                            MakeStringChecker())
+              .AddAttribute("Cea", "cea: the chunking-efficiency-aware extension (§6.6)", BooleanValue(false),
+                            MakeBooleanAccessor(&TlChuMQQueueDisc::m_cea), MakeBooleanChecker())
+              .AddAttribute("Restart", "restart: head | now (AMB-19)", EnumValue(RestartFrom::kHead),
+                            MakeEnumAccessor<RestartFrom>(&TlChuMQQueueDisc::m_restart),
+                            MakeEnumChecker(RestartFrom::kHead, "head", RestartFrom::kNow, "now"))
+              .AddAttribute("Contention", "contention: timer_first | priority | fifo",
+                            EnumValue(ChuMQContention::kTimerFirst),
+                            MakeEnumAccessor<ChuMQContention>(&TlChuMQQueueDisc::m_contention),
+                            MakeEnumChecker(ChuMQContention::kTimerFirst, "timer_first", ChuMQContention::kPriority,
+                                            "priority", ChuMQContention::kFifo, "fifo"));
+      return AddChunkAttributes(t);
+    }();
+    return tid;
+  }
+
+ protected:
+  tracelab::ChuMQConfig MakeConfig() const override {
+    tracelab::ChuMQConfig c;
+    FillChunk(c);
+    c.timers = ParseTimes(m_timers, "Timers", true);
+    c.cea = m_cea;
+    c.restart_from_head = m_restart == RestartFrom::kHead;
+    c.contention = m_contention;
+    return c;
+  }
+
+ private:
+  std::string m_timers;
+  bool m_cea = false;
+  RestartFrom m_restart = RestartFrom::kHead;
+  tracelab::ChuMQContention m_contention = tracelab::ChuMQContention::kTimerFirst;
+};
+NS_OBJECT_ENSURE_REGISTERED(TlChuMQQueueDisc);
+
+// ChuTQ (§6.5, §6.6).
+class TlChuTQQueueDisc final : public TlChunkQueueDiscOf<tracelab::ChuTQ, tracelab::ChuTQConfig> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = [] {
+      using tracelab::ChuTQPolicy;
+      const tracelab::ChuTQConfig d;
+      TypeId t =
+          TypeId("ns3::TlChuTQQueueDisc")
+              .SetParent<TlChunkQueueDisc>()
+              .SetGroupName("TrafficControl")
+              .AddConstructor<TlChuTQQueueDisc>()
+              .AddAttribute(
+                  "Policy", "policy: dcf | tpf | cef", EnumValue(ChuTQPolicy::kDCF),
+                  MakeEnumAccessor<ChuTQPolicy>(&TlChuTQQueueDisc::m_policy),
+                  MakeEnumChecker(ChuTQPolicy::kDCF, "dcf", ChuTQPolicy::kTPF, "tpf", ChuTQPolicy::kCEF, "cef"))
+              .AddAttribute("Timers", "timers: one chunking timer per class buffer, ascending",
+                            StringValue("50us/100us/200us"), MakeStringAccessor(&TlChuTQQueueDisc::m_timers),
+                            MakeStringChecker())
+              .AddAttribute("Cea", "cea: the chunking-efficiency-aware extension (§6.6)", BooleanValue(false),
+                            MakeBooleanAccessor(&TlChuTQQueueDisc::m_cea), MakeBooleanChecker())
+              .AddAttribute("Expired", "expired: first | last, where a packet past its deadline ranks",
+                            EnumValue(ExpiredOrder::kFirst),
+                            MakeEnumAccessor<ExpiredOrder>(&TlChuTQQueueDisc::m_expired),
+                            MakeEnumChecker(ExpiredOrder::kFirst, "first", ExpiredOrder::kLast, "last"))
+              .AddAttribute("LinkRate", "the output link's rate, to know when it is blocked (the engine: its node's)",
+                            DataRateValue(DataRate(d.link_bps)), MakeDataRateAccessor(&TlChuTQQueueDisc::m_linkRate),
+                            MakeDataRateChecker());
+      return AddChunkAttributes(t);
+    }();
+    return tid;
+  }
+
+ protected:
+  tracelab::ChuTQConfig MakeConfig() const override {
+    tracelab::ChuTQConfig c;
+    FillChunk(c);
+    c.policy = m_policy;
+    c.timers = ParseTimes(m_timers, "Timers", true);
+    c.cea = m_cea;
+    c.expired_first = m_expired == ExpiredOrder::kFirst;
+    c.link_bps = m_linkRate.GetBitRate();
+    return c;
+  }
+
+ private:
+  tracelab::ChuTQPolicy m_policy = tracelab::ChuTQPolicy::kDCF;
+  std::string m_timers;
+  bool m_cea = false;
+  ExpiredOrder m_expired = ExpiredOrder::kFirst;
+  DataRate m_linkRate;
+};
+NS_OBJECT_ENSURE_REGISTERED(TlChuTQQueueDisc);
+
+// --- the de-chunker ------------------------------------------------------------------
+
+NS_OBJECT_ENSURE_REGISTERED(TlDechunkProtocol);
+
+TypeId TlDechunkProtocol::GetTypeId() {
+  static TypeId tid = TypeId("ns3::TlDechunkProtocol").SetParent<IpL4Protocol>().SetGroupName("TrafficControl");
+  return tid;
+}
+
+void TlDechunkProtocol::DoDispose() {
+  m_node = nullptr;
+  m_down = DownTargetCallback();
+  m_down6 = DownTargetCallback6();
+  IpL4Protocol::DoDispose();
+}
+
+IpL4Protocol::RxStatus TlDechunkProtocol::Receive(Ptr<Packet> p, const Ipv4Header&, Ptr<Ipv4Interface>) {
+  std::vector<uint8_t> buf(p->GetSize());
+  p->CopyData(buf.data(), buf.size());
+  tracelab::jg::View v;
+  if (tracelab::jg::parse(buf.data(), buf.size(), v) != tracelab::jg::FormatError::kOk) {
+    ++malformed;
+    return RX_CSUM_FAILED;
+  }
+  ++chunks;
+  Ptr<Ipv4L3Protocol> ipv4 = m_node->GetObject<Ipv4L3Protocol>();
+  size_t off = tracelab::jg::header_size(v.n);
+  for (size_t i = 0; i < v.n; ++i) {
+    const uint16_t len = v.pkt_len(i);
+    if (len == 0) continue;  // removed by a partial drop
+    Ptr<Packet> q = Create<Packet>(buf.data() + off, len);
+    off += len;
+    Ipv4Header h;
+    q->RemoveHeader(h);
+    Socket::SocketErrno err;
+    Ptr<Ipv4Route> route = ipv4->GetRoutingProtocol()->RouteOutput(q, h, nullptr, err);
+    if (!route) {
+      ++unroutable;
+      continue;
+    }
+    ++packets;
+    ipv4->SendWithHeader(q, h, route);
+  }
+  return RX_OK;
+}
+
+Ptr<TlDechunkProtocol> TlInstallDechunker(Ptr<Node> node) {
+  Ptr<TlDechunkProtocol> d = CreateObject<TlDechunkProtocol>();
+  d->SetNode(node);
+  Ptr<Ipv4L3Protocol> ipv4 = node->GetObject<Ipv4L3Protocol>();
+  NS_ABORT_MSG_IF(!ipv4, "TlInstallDechunker: the node has no IPv4 stack");
+  ipv4->Insert(d);
+  return d;
+}
+
 // --- the engine spec string ----------------------------------------------------
 
 namespace {
@@ -787,6 +1115,8 @@ const std::pair<const char*, const char*> kElements[] = {
     {"lasack", "ns3::TlLasAckQueueDisc"},     {"lars", "ns3::TlLarsQueueDisc"},
     {"scfq", "ns3::TlScfqQueueDisc"},         {"ncq", "ns3::TlNcqQueueDisc"},
     {"ncqplus", "ns3::TlNcqPlusQueueDisc"},   {"mtqqtl", "ns3::TlMtqQtlQueueDisc"},
+    {"basicq", "ns3::TlBasiCQQueueDisc"},     {"chumq", "ns3::TlChuMQQueueDisc"},
+    {"chutq", "ns3::TlChuTQQueueDisc"},
 };
 
 std::string Trim(const std::string& s) {
@@ -845,7 +1175,9 @@ TlSpec TlParseSpec(const std::string& text, uint64_t link_bps) {
     spec.attributes.emplace_back(Camel(key), value);
   }
   // MTQ/QTL estimates the local delay at its node's link rate, as the engine.
-  if (name == "mtqqtl" && link_bps) spec.attributes.emplace_back("LinkRate", std::to_string(link_bps) + "bps");
+  // So does ChuTQ, to know when its link is blocked.
+  if ((name == "mtqqtl" || name == "chutq") && link_bps)
+    spec.attributes.emplace_back("LinkRate", std::to_string(link_bps) + "bps");
   // Check every key and value now, with the element's own names in the
   // message (ns-3 would abort on the first one it cannot set).
   const TypeId tid = TypeId::LookupByName(spec.type_name);

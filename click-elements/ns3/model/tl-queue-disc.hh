@@ -30,6 +30,9 @@
 #include <vector>
 
 #include "ns3/data-rate.h"
+#include "ns3/ip-l4-protocol.h"
+#include "ns3/node.h"
+#include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/queue-disc.h"
@@ -121,6 +124,11 @@ class TlCoreQueueDisc : public QueueDisc {
   // the core changed in a served packet, to write back (default: nothing).
   virtual void Describe(Ptr<const QueueDiscItem> item, tracelab::Packet& p) const { TlDescribeItem(item, p); }
   virtual void OnServed(Ptr<QueueDiscItem>, const tracelab::Packet&) {}
+  // Packets one dequeue may hand over (a chunking core's chunk: more than
+  // one), and the item that leaves for them (default: the one packet).
+  virtual uint32_t BatchCapacity() const { return 1; }
+  virtual Ptr<QueueDiscItem> Output(std::vector<Ptr<QueueDiscItem>>& items, const tracelab::Batch& batch,
+                                    tracelab::Time now);
 
   // The configuration pieces the attributes describe.
   tracelab::BufferConfig BufferSettings(uint64_t default_packets = 300) const;
@@ -174,13 +182,83 @@ class TlCoreQueueDisc : public QueueDisc {
   uint64_t m_arriving = UINT64_MAX;  // the slot being offered
   bool m_arrivalDropped = false;
   EventId m_wake;
+  tracelab::Time m_wakeAt = tracelab::kNever;
+  std::vector<Ptr<QueueDiscItem>> m_out;
   TracedValue<uint32_t> m_flows;  // FlowTableSize
 };
 
+// What every chunking queue disc (TlBasiCQQueueDisc, TlChuMQQueueDisc,
+// TlChuTQQueueDisc) is: a dequeue hands over one TlChunkItem.
+class TlChunkQueueDisc : public TlCoreQueueDisc {
+ public:
+  static TypeId GetTypeId();
+};
+
+// The traffic class of a packet for the chunking queue discs (Packet::cls:
+// which budget of their Budgets attribute applies); absent = class 0.
+class TlClassTag : public Tag {
+ public:
+  static TypeId GetTypeId();
+  TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+  uint32_t GetSerializedSize() const override { return 1; }
+  void Serialize(TagBuffer i) const override { i.WriteU8(cls); }
+  void Deserialize(TagBuffer i) override { cls = i.ReadU8(); }
+  void Print(std::ostream& os) const override { os << "cls=" << unsigned(cls); }
+
+  uint8_t cls = 0;
+};
+
+// What a chunking queue disc hands the device for one chunk: an IPv4 packet
+// (protocol TlChunkItem::kProtocol, to the de-chunking node) whose payload
+// is the chunk in the chunk_format.hh encoding (the 6 + 4N-byte shim, then
+// the packets, each with its IPv4 header). The items it carries stay
+// reachable (GetInner) for tracing; TlDechunkProtocol splits the chunk at
+// the receiving node.
+class TlChunkItem : public Ipv4QueueDiscItem {
+ public:
+  static constexpr uint8_t kProtocol = 253;  // RFC 3692 experimentation
+  TlChunkItem(Ptr<Packet> p, const Ipv4Header& h, std::vector<Ptr<QueueDiscItem>> inner)
+      : Ipv4QueueDiscItem(p, Address(), 0x0800, h), m_inner(std::move(inner)) {}
+  const std::vector<Ptr<QueueDiscItem>>& GetInner() const { return m_inner; }
+
+ private:
+  std::vector<Ptr<QueueDiscItem>> m_inner;
+};
+
+// The receiving end of a chunking queue disc: splits each chunk packet
+// (protocol TlChunkItem::kProtocol, addressed to this node) with
+// chunk_format.hh and forwards every packet it carries along this node's
+// routes, unchanged (no TTL decrement: the chunk's hop counted). No
+// egress shaping (dechunk.hh's EgressShaper), no local delivery of the
+// carried packets. Install with TlInstallDechunker(node).
+class TlDechunkProtocol : public IpL4Protocol {
+ public:
+  static TypeId GetTypeId();
+  void SetNode(Ptr<Node> node) { m_node = node; }
+  int GetProtocolNumber() const override { return TlChunkItem::kProtocol; }
+  RxStatus Receive(Ptr<Packet> p, const Ipv4Header& header, Ptr<Ipv4Interface> incoming) override;
+  RxStatus Receive(Ptr<Packet>, const Ipv6Header&, Ptr<Ipv6Interface>) override { return RX_ENDPOINT_UNREACH; }
+  void SetDownTarget(DownTargetCallback cb) override { m_down = cb; }
+  void SetDownTarget6(DownTargetCallback6 cb) override { m_down6 = cb; }
+  DownTargetCallback GetDownTarget() const override { return m_down; }
+  DownTargetCallback6 GetDownTarget6() const override { return m_down6; }
+
+  uint64_t chunks = 0, packets = 0, malformed = 0, unroutable = 0;
+
+ protected:
+  void DoDispose() override;
+
+ private:
+  Ptr<Node> m_node;
+  DownTargetCallback m_down;
+  DownTargetCallback6 m_down6;
+};
+Ptr<TlDechunkProtocol> TlInstallDechunker(Ptr<Node> node);
+
 // One queue disc per core: Core built from Config, which MakeConfig() fills
 // from the attributes.
-template <typename Core, typename Config>
-class TlQueueDisc : public TlCoreQueueDisc {
+template <typename Core, typename Config, typename Base = TlCoreQueueDisc>
+class TlQueueDisc : public Base {
  protected:
   virtual Config MakeConfig() const = 0;
   std::unique_ptr<tracelab::QueueCore> MakeCore() override {
