@@ -114,11 +114,16 @@ if [ -f replay/engine/CMakeLists.txt ]; then
   cmake --install build/engine >/dev/null
 fi
 # The ns-3 adapters (click-elements/ns3/): with --test, or when built before.
-# They need the ns-3 wheel from PyPI; without it the rest still builds and
-# their tests report SKIPPED.
+# They need the ns-3 wheel from PyPI; without it (build.sh exits 3) the rest
+# still builds and their tests report SKIPPED; a build error stops setup.
 if [ "$WITH_TEST" = 1 ] || [ -f build/ns3/CMakeCache.txt ]; then
   say "building the ns-3 adapters (click-elements/ns3, ns-3 from PyPI)"
-  JOBS="$JOBS" bash click-elements/ns3/build.sh ||
-    echo "setup.sh: the ns-3 adapters were not built (see above); their tests will be SKIPPED" >&2
+  ns3_status=0
+  JOBS="$JOBS" bash click-elements/ns3/build.sh || ns3_status=$?
+  if [ "$ns3_status" = 3 ]; then
+    echo "setup.sh: no ns-3 wheel, the ns-3 adapters are not built; their tests will be SKIPPED" >&2
+  elif [ "$ns3_status" != 0 ]; then
+    exit "$ns3_status"
+  fi
 fi
 say "setup done: activate with \`. .venv/bin/activate\`, then run \`tracelab --help\`"
