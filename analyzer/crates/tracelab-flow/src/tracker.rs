@@ -131,11 +131,13 @@ struct Wheel {
     /// Seconds up to this one were fully drained; `None` before the first
     /// registration.
     drained: Option<i64>,
+    /// Registrations held, stale ones included.
+    len: usize,
 }
 
 impl Wheel {
     fn new() -> Wheel {
-        Wheel { slots: (0..WHEEL_SLOTS).map(|_| Vec::new()).collect(), drained: None }
+        Wheel { slots: (0..WHEEL_SLOTS).map(|_| Vec::new()).collect(), drained: None, len: 0 }
     }
 
     /// Registers `key` at `deadline`; `now` (network time) starts the
@@ -146,6 +148,18 @@ impl Wheel {
         // Already past (time went backwards): the next advance takes it.
         let sec = sec.max(drained + 1);
         self.slots[sec.rem_euclid(WHEEL_SLOTS as i64) as usize].push((key, deadline));
+        self.len += 1;
+    }
+
+    /// Drops every registration `live` rejects and the slots' spare
+    /// capacity, keeping the order of the others.
+    fn compact(&mut self, mut live: impl FnMut(&FlowKey, i64) -> bool) {
+        self.len = 0;
+        for slot in &mut self.slots {
+            slot.retain(|&(k, d)| live(&k, d));
+            slot.shrink_to(slot.len() * 2);
+            self.len += slot.len();
+        }
     }
 
     /// Moves every registration due at `now` into `due`.
@@ -160,8 +174,10 @@ impl Wheel {
         // A jump longer than the wheel visits each slot once.
         let first = drained + 1;
         let first = first.max(now_sec - WHEEL_SLOTS as i64 + 1);
+        let before = due.len();
         for sec in first..=now_sec {
-            self.slots[sec.rem_euclid(WHEEL_SLOTS as i64) as usize].retain(|&(k, d)| {
+            let slot = &mut self.slots[sec.rem_euclid(WHEEL_SLOTS as i64) as usize];
+            slot.retain(|&(k, d)| {
                 if d <= now {
                     due.push((k, d));
                     false
@@ -169,7 +185,15 @@ impl Wheel {
                     true
                 }
             });
+            // A drained slot gives its memory back: kept, every slot the
+            // trace had reached held the capacity of its busiest second,
+            // so the wheel grew with the trace's duration (to 1,024
+            // seconds' worth), not with its connections.
+            if slot.is_empty() {
+                *slot = Vec::new();
+            }
         }
+        self.len -= due.len() - before;
         // `now`'s own second may still hold later deadlines.
         self.drained = Some(now_sec - 1);
     }
@@ -234,6 +258,36 @@ impl Tracker {
     /// Connections currently tracked.
     pub fn active(&self) -> usize {
         self.table.len()
+    }
+
+    /// Timer registrations held, stale ones included: at most
+    /// `2 * active() + 1024` after every [`Tracker::advance`] (memory
+    /// accounting; tests).
+    pub fn timer_registrations(&self) -> usize {
+        self.wheel.len
+    }
+
+    /// The registrations the timer wheel has room for (its memory, in
+    /// entries of 48 bytes): those of the seconds still ahead (memory
+    /// accounting; tests).
+    pub fn timer_capacity(&self) -> usize {
+        self.wheel.slots.iter().map(Vec::capacity).sum()
+    }
+
+    /// Keeps the wheel bounded by the connections: a registration goes
+    /// stale when its connection registers earlier (a FIN moves the
+    /// deadline from inactivity to the close delay) or ends otherwise, and
+    /// stays until its second comes, up to the 300 s inactivity timeout
+    /// later, so without this the wheel held ~(connection rate x 300 s)
+    /// entries whatever the number of open connections. A pass costs one
+    /// table lookup per registration and leaves at most `active()`, so it
+    /// runs at most once per `active() + 1024` registrations. Run at each
+    /// advance (once per epoch of network time).
+    fn bound_wheel(&mut self) {
+        if self.wheel.len > 2 * self.table.len() + 1024 {
+            let table = &self.table;
+            self.wheel.compact(|k, d| table.get(k).is_some_and(|c| c.armed == d));
+        }
     }
 
     /// Direction-independent shard of a packet's connection: both ways of a
@@ -327,6 +381,7 @@ impl Tracker {
         }
         self.due = due;
         self.drain(done, out);
+        self.bound_wheel();
     }
 
     /// End of input: every connection finishes.

@@ -525,3 +525,35 @@ fn reuse_within_one_timestamp_keeps_uids_distinct() {
     uids.dedup();
     assert_eq!(uids.len(), 3);
 }
+
+/// Memory follows the open connections, not the trace's length: 100,000
+/// DNS-like exchanges at 50 per second over 2,000 s of trace time (about
+/// 3,000 open at once, each held 60 s by the UDP timeout) leave the timer
+/// wheel no larger at the end than after 200 s, and its registrations
+/// within 2 x active + 1024 after every advance. (The wheel used to keep
+/// the capacity of every second it had drained: ~5x more by 1,024 s.)
+#[test]
+fn timer_memory_is_bounded_by_open_connections() {
+    let mut t = Tracker::new(TrackerConfig::default());
+    let mut out = Vec::new();
+    let (mut at_200, mut peak_after) = (0, 0);
+    for i in 0..100_000u32 {
+        let ts = i64::from(i) * 20 * MS;
+        let client = ([10, 1, (i >> 8) as u8, i as u8], 1024 + (i % 60_000) as u16);
+        t.process(&udp(ts, client, (S, 53), 40), &mut out);
+        t.process(&udp(ts + MS, (S, 53), client, 120), &mut out);
+        if i % 50 == 49 {
+            t.advance(ts + 2 * MS, &mut out);
+            assert!(t.timer_registrations() <= 2 * t.active() + 1024, "{} for {}", t.timer_registrations(), t.active());
+            let sec = (ts + 2 * MS) / (1000 * MS);
+            if sec == 200 {
+                at_200 = t.timer_capacity();
+            } else if sec > 200 {
+                peak_after = peak_after.max(t.timer_capacity());
+            }
+            out.clear();
+        }
+    }
+    assert!(t.active() > 2_500 && t.active() < 3_500, "{}", t.active());
+    assert!(at_200 > 0 && peak_after <= at_200 * 13 / 10, "at 200 s {at_200}, later up to {peak_after}");
+}
