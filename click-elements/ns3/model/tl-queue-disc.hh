@@ -1,8 +1,8 @@
 // tracelab queueing cores as ns-3 queue discs: thin adapters over the
 // header-only cores of click-elements/core (no mechanism is written again).
 //
-// TlCoreQueueDisc is the part every single-packet queue shares (like the
-// Click package's TLCoreQueue): it turns a QueueDiscItem into the core's
+// TlCoreQueueDisc is the part every queue disc shares (like the Click
+// package's TLCoreQueue): it turns a QueueDiscItem into the core's
 // Packet (tracelab::describe_ipv4, the same bytes-to-metadata function the
 // Click elements use), offers it to the core, and maps every decision back
 // to ns-3:
@@ -12,7 +12,8 @@
 //   * a queued packet is pushed out or expires
 //                              -> it leaves the store ("Dequeue" of the
 //                                 store) and DropAfterDequeue(item, reason);
-//   * the core serves a packet -> DoDequeue returns it.
+//   * the core serves a packet -> DoDequeue returns it (a chunking core's
+//                                 batch: one TlChunkItem carrying them).
 // The reason strings are the core's (drop_reason_name: buffer_full,
 // pushed_out, early_discard, budget_expired). Time is Simulator::Now() in
 // picoseconds. The store keeps the items in no particular order: the core
@@ -286,7 +287,7 @@ class TlQueueDisc : public Base {
 
 // The engine's spec string (`efd(capacity=300, th=30000)`) as a queue disc
 // type and attribute values: the element name selects the TypeId
-// (TlSpecTypeName), each key the attribute of the same name in CamelCase.
+// (TlKnownElements), each key the attribute of the same name in CamelCase.
 // `in_service=1` becomes InService = `link_bps` (the engine uses its node's
 // link rate; for mtqqtl it stays a flag, and LinkRate = `link_bps` is
 // added), `idle=never` becomes Idle = 0s. Throws std::invalid_argument
