@@ -17,6 +17,16 @@
 
 namespace tracelab::engine {
 
+// The spec grammar is the cores' (click-elements/core/spec.hh), shared with
+// the ns-3 adapters; the engine keeps using it under its own namespace.
+using tracelab::parse_bytes;
+using tracelab::parse_count;
+using tracelab::parse_rate;
+using tracelab::parse_scaled_decimal;
+using tracelab::parse_time;
+using tracelab::Spec;
+using tracelab::SpecError;
+
 // What the element builders may need to know about the node they sit in.
 struct NodeContext {
   uint64_t link_bps = 10000000000ULL;
