@@ -21,7 +21,7 @@ use tracelab_flow::{ConnRecord, Seen, Tracker, TrackerConfig, Uid};
 use tracelab_pcap::{FrameSource, ReadError, Source};
 
 use crate::scope::{LocalNets, Scope};
-use crate::writers::{Composition, OutputConfig, OutputError, OutputSink, SizeHistogram, Totals};
+use crate::writers::{Composition, OutputConfig, OutputError, OutputSink, SizeHistogram, Staging, Totals};
 use tracelab_output::table::Codec;
 
 pub const EPOCH_NS: i64 = 1_000_000_000;
@@ -112,8 +112,12 @@ pub struct Profile {
     pub by_proto: BTreeMap<&'static str, u64>,
     pub by_state: BTreeMap<&'static str, u64>,
     pub composition: Composition,
+    /// Every output file, by its final path (in `out_dir`).
     pub files: Vec<PathBuf>,
     pub elapsed_s: f64,
+    /// The outputs, written but not yet in `out_dir`'s place: the caller
+    /// adds summary.json to [`Staging::path`], then commits.
+    pub staging: Staging,
 }
 
 /// What a shard is sent, in batches. `Copy`: a shard reads its batch in
@@ -299,6 +303,9 @@ pub enum ProfileError {
     TrackerStopped,
     #[error("a tracker thread panicked")]
     TrackerPanicked,
+    /// SIGINT or SIGTERM: the partial outputs were removed.
+    #[error("interrupted by signal {0}")]
+    Interrupted(i32),
 }
 
 /// Profiles one trace into `cfg.out_dir`. Returns the profile even when the
@@ -308,8 +315,13 @@ pub enum ProfileError {
 pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
     let started = Instant::now();
     let mut source = open_source(cfg)?;
+    // Outputs go to a partial directory beside out_dir, put in its place
+    // by the caller once summary.json is written; dropped on any error.
+    let staging =
+        Staging::begin(&cfg.out_dir).map_err(|source| OutputError::CreateDir { dir: cfg.out_dir.clone(), source })?;
     let mut sink = OutputSink::create(OutputConfig {
-        dir: cfg.out_dir.clone(),
+        dir: staging.path().to_path_buf(),
+        name: cfg.out_dir.clone(),
         codec: cfg.compression,
         local: cfg.local.clone(),
         servers: cfg.servers.clone(),
@@ -337,6 +349,9 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
         if acc.frames % BATCH as u64 == BATCH as u64 - 1 {
             if acc.frames % 65_536 == 65_535 {
                 progress.update(acc.frames, source.offset());
+            }
+            if let Some(signal) = crate::interrupt::pending() {
+                return Err(ProfileError::Interrupted(signal));
             }
             for shard in &shards {
                 while let Ok(r) = shard.results.try_recv() {
@@ -445,8 +460,9 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
         by_proto: w.by_proto,
         by_state: w.by_state,
         composition: w.composition,
-        files: w.files,
+        files: w.files.iter().map(|f| cfg.out_dir.join(f.strip_prefix(staging.path()).unwrap_or(f))).collect(),
         elapsed_s: started.elapsed().as_secs_f64(),
+        staging,
     })
 }
 

@@ -3,6 +3,7 @@
 
 pub mod driver;
 pub mod hosts;
+pub mod interrupt;
 pub mod progress;
 pub mod roles;
 pub mod scope;

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
 
-use tracelab_analyzer::driver::{profile, ProfileConfig, ReaderKind};
+use tracelab_analyzer::driver::{profile, ProfileConfig, ProfileError, ReaderKind};
+use tracelab_analyzer::interrupt;
 use tracelab_analyzer::roles::{RoleModel, RoleModelError};
 use tracelab_analyzer::scope::{Cidr, CidrError, LocalNets};
 use tracelab_analyzer::summary::{print_human, summary_json, write_summary};
@@ -25,8 +26,23 @@ Examples:
 
 Outputs (in DIR): connections.parquet, conn.log (Zeek TSV), hosts.parquet, load.parquet,
 samples/{warmups,trains,rtt,packet_sizes}.parquet, summary.json. See docs/analyzer.md.
-Exit status: 0 ok; 1 the trace ended in a read error (outputs hold everything before it);
-2 bad arguments or the trace could not be opened or outputs not written.";
+They are written to .DIR.partial-PID beside DIR, which replaces DIR only once complete:
+on an error or SIGINT/SIGTERM it is removed and a previous DIR stays as it was.
+
+Exit status (as every tracelab command):
+  0  success
+  2  usage: bad arguments or options
+  3  input data: the trace (or --roles model) cannot be read or is invalid, including a
+     trace that ends in a read error (DIR then holds everything before it)
+  4  output: DIR cannot be written (permission, full disk, ...)
+  5  internal: a bug (please report it)
+Killed by SIGINT/SIGTERM, it ends by that signal after removing its partial outputs.";
+
+/// The toolkit's exit statuses (replay/tracelab/errors.py).
+const USAGE: u8 = 2;
+const INPUT: u8 = 3;
+const OUTPUT: u8 = 4;
+const INTERNAL: u8 = 5;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum Reader {
@@ -180,26 +196,74 @@ fn build_config(a: &Args) -> Result<(ProfileConfig, serde_json::Value), ConfigEr
     ))
 }
 
+impl ConfigError {
+    /// A model file that cannot be read is input data; the rest is usage.
+    fn status(&self) -> u8 {
+        match self {
+            ConfigError::Roles(_) => INPUT,
+            _ => USAGE,
+        }
+    }
+}
+
 fn main() -> ExitCode {
+    interrupt::install();
+    // A panic is a bug: one line, status 5 (not Rust's 101).
+    std::panic::set_hook(Box::new(|info| {
+        let text = info.to_string().replace('\n', " ");
+        eprintln!("tracelab-analyzer: internal error (a bug, please report it): {text}");
+    }));
+    // clap exits 2 on bad arguments (and 0 for --help, --version).
     let args = Args::parse();
-    let (cfg, tracker_json) = match build_config(&args) {
+    std::panic::catch_unwind(|| run(&args)).unwrap_or(ExitCode::from(INTERNAL))
+}
+
+fn run(args: &Args) -> ExitCode {
+    let (cfg, tracker_json) = match build_config(args) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("tracelab-analyzer: {e}");
-            return ExitCode::from(2);
+            return ExitCode::from(e.status());
         }
     };
     let p = match profile(&cfg) {
         Ok(p) => p,
+        Err(ProfileError::Interrupted(signal)) => {
+            eprintln!("tracelab-analyzer: interrupted by signal {signal}: {} left as it was", cfg.out_dir.display());
+            interrupt::reraise(signal);
+        }
         Err(e) => {
             eprintln!("tracelab-analyzer: {e}");
-            return ExitCode::from(2);
+            return ExitCode::from(match e {
+                ProfileError::Open(_) => INPUT,
+                ProfileError::Output(_) => OUTPUT,
+                _ => INTERNAL,
+            });
         }
     };
     let summary = summary_json(&cfg, &p, tracker_json);
-    if let Err(e) = write_summary(&cfg.out_dir, &summary) {
+    if let Err(e) = write_summary(p.staging.path(), &summary) {
         eprintln!("tracelab-analyzer: {}: writing summary.json: {e}", cfg.out_dir.display());
-        return ExitCode::from(2);
+        return ExitCode::from(OUTPUT);
+    }
+    // A signal that came after the last frame: nothing is replaced.
+    if let Some(signal) = interrupt::pending() {
+        drop(p.staging);
+        eprintln!("tracelab-analyzer: interrupted by signal {signal}: {} left as it was", cfg.out_dir.display());
+        interrupt::reraise(signal);
+    }
+    let read_error = p.accounting.read_error.clone();
+    let (frames, elapsed_s) = (p.accounting.frames, p.elapsed_s);
+    let human = if args.quiet || args.json {
+        None
+    } else {
+        let mut text = Vec::new();
+        let _ = print_human(&mut text, &cfg, &p);
+        Some(text)
+    };
+    if let Err(e) = p.staging.commit() {
+        eprintln!("tracelab-analyzer: {}: putting the outputs in place: {e}", cfg.out_dir.display());
+        return ExitCode::from(OUTPUT);
     }
     let mut stdout = std::io::stdout().lock();
     let shown = if args.quiet {
@@ -207,21 +271,15 @@ fn main() -> ExitCode {
     } else if args.json {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&summary).expect("json"))
     } else {
-        print_human(&mut stdout, &cfg, &p).and_then(|_| {
-            writeln!(
-                stdout,
-                "\nWrote {} ({} packets in {:.2} s)",
-                cfg.out_dir.display(),
-                p.accounting.frames,
-                p.elapsed_s
-            )
+        stdout.write_all(&human.unwrap_or_default()).and_then(|_| {
+            writeln!(stdout, "\nWrote {} ({} packets in {:.2} s)", cfg.out_dir.display(), frames, elapsed_s)
         })
     };
     // A closed stdout (e.g. piped into `head`) is not an error of the profile.
     let _ = shown;
-    if let Some(e) = &p.accounting.read_error {
-        eprintln!("tracelab-analyzer: {e} (outputs hold the {} packets before it)", p.accounting.frames);
-        return ExitCode::from(1);
+    if let Some(e) = &read_error {
+        eprintln!("tracelab-analyzer: {e} (outputs hold the {frames} packets before it)");
+        return ExitCode::from(INPUT);
     }
     ExitCode::SUCCESS
 }

@@ -26,8 +26,12 @@ use crate::spill::{ConnSpill, ConnTotals, LoadSpill};
 /// What the outputs depend on besides the connections.
 #[derive(Clone, Debug)]
 pub struct OutputConfig {
-    /// The profile directory (created if missing).
+    /// Where the outputs are written (created if missing): the profile's
+    /// [`Staging`] directory.
     pub dir: PathBuf,
+    /// The directory error messages name: the profile directory the user
+    /// asked for.
+    pub name: PathBuf,
     /// Parquet page compression.
     pub codec: Codec,
     /// `--local`: scopes, categories, `local_orig`/`local_resp`.
@@ -96,8 +100,8 @@ impl OutputSink {
     /// Creates the directory and opens every streamed output in it.
     pub fn create(cfg: OutputConfig) -> Result<OutputSink, OutputError> {
         fs::create_dir_all(cfg.dir.join("samples"))
-            .map_err(|source| OutputError::CreateDir { dir: cfg.dir.clone(), source })?;
-        let write = |source| OutputError::Write { dir: cfg.dir.clone(), source };
+            .map_err(|source| OutputError::CreateDir { dir: cfg.name.clone(), source })?;
+        let write = |source| OutputError::Write { dir: cfg.name.clone(), source };
         let tables = ConnTables::create(&cfg.dir, cfg.codec).map_err(write)?;
         let load = LoadSpill::create(&cfg.dir).map_err(write)?;
         Ok(OutputSink {
@@ -119,7 +123,7 @@ impl OutputSink {
     }
 
     fn error(&self, source: io::Error) -> OutputError {
-        OutputError::Write { dir: self.cfg.dir.clone(), source }
+        OutputError::Write { dir: self.cfg.name.clone(), source }
     }
 
     /// One finished connection, in output order.
@@ -145,7 +149,7 @@ impl OutputSink {
     /// Phase 2: the outputs that need the whole trace (the final server
     /// set, the totals), and every file closed.
     pub fn finish(self, totals: Totals) -> Result<Written, OutputError> {
-        let dir = self.cfg.dir.clone();
+        let dir = self.cfg.name.clone();
         self.write_rest(totals).map_err(|source| OutputError::Write { dir, source })
     }
 
@@ -171,6 +175,137 @@ impl OutputSink {
             local_hosts: hosts.addrs().filter(|a| cfg.local.is_local(a)).count(),
             servers: servers.0.len(),
         })
+    }
+}
+
+/// A profile directory written beside its final place and moved there
+/// whole: the outputs of `DIR` go to `.NAME.partial-PID` in DIR's parent
+/// (NAME = DIR's name), which [`Staging::commit`] puts in DIR's place in
+/// one step, replacing a previous DIR only then. Dropped uncommitted (an
+/// error, SIGINT/SIGTERM) the partial directory is removed; one left by a
+/// killed run (kill -9, a crash) is removed by the next run for the same
+/// DIR once its process is gone.
+pub struct Staging {
+    partial: PathBuf,
+    target: PathBuf,
+    committed: bool,
+}
+
+impl Staging {
+    /// Creates the partial directory for `target` (removing stale ones).
+    pub fn begin(target: &Path) -> io::Result<Staging> {
+        let name = target
+            .file_name()
+            .filter(|n| *n != "." && *n != "..")
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a directory name"))?
+            .to_string_lossy()
+            .into_owned();
+        let parent = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        if let Ok(m) = fs::metadata(target) {
+            if !m.is_dir() {
+                return Err(io::Error::new(io::ErrorKind::AlreadyExists, "exists and is not a directory"));
+            }
+        }
+        fs::create_dir_all(&parent)?;
+        remove_stale(&parent, &name);
+        let partial = parent.join(format!(".{name}.partial-{}", std::process::id()));
+        if partial.exists() {
+            fs::remove_dir_all(&partial)?;
+        }
+        fs::create_dir(&partial)?;
+        Ok(Staging { partial, target: target.to_path_buf(), committed: false })
+    }
+
+    /// Where the outputs are written until the commit.
+    pub fn path(&self) -> &Path {
+        &self.partial
+    }
+
+    /// Puts the outputs in the profile directory's place: one rename, or
+    /// with a previous profile there, one exchange of the two (Linux
+    /// `renameat2(RENAME_EXCHANGE)`; elsewhere or where the file system
+    /// cannot, two renames), then the previous one is removed.
+    pub fn commit(mut self) -> io::Result<()> {
+        if fs::symlink_metadata(&self.target).is_ok() {
+            if exchange(&self.partial, &self.target).is_err() {
+                let old = self.partial.with_file_name(format!(
+                    "{}.old",
+                    self.partial.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+                ));
+                fs::rename(&self.target, &old)?;
+                if let Err(e) = fs::rename(&self.partial, &self.target) {
+                    let _ = fs::rename(&old, &self.target);
+                    return Err(e);
+                }
+                fs::rename(&old, &self.partial)?;
+            }
+            // The partial path now holds the previous profile.
+            self.committed = true;
+            fs::remove_dir_all(&self.partial)?;
+        } else {
+            fs::rename(&self.partial, &self.target)?;
+            self.committed = true;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_dir_all(&self.partial);
+        }
+    }
+}
+
+/// Swaps two paths atomically (Linux); an error elsewhere.
+fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::ffi::CString;
+        use std::os::unix::ffi::OsStrExt;
+        let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(io::Error::other);
+        let (a, b) = (c(a)?, c(b)?);
+        // SAFETY: two valid NUL-terminated paths relative to the cwd.
+        let r =
+            unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) };
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (a, b);
+        Err(io::Error::other("no atomic exchange"))
+    }
+}
+
+/// Removes `.NAME.partial-PID[.old]` directories in `parent` whose process
+/// is gone (a run killed before it could clean up).
+fn remove_stale(parent: &Path, name: &str) {
+    let prefix = format!(".{name}.partial-");
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let Some(rest) = file.to_str().and_then(|f| f.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let Ok(pid) = rest.trim_end_matches(".old").parse::<i32>() else {
+            continue;
+        };
+        // SAFETY: kill with signal 0 only checks whether the process exists.
+        let alive = pid > 0
+            && (unsafe { libc::kill(pid, 0) } == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM));
+        if !alive {
+            let _ = fs::remove_dir_all(e.path());
+        }
     }
 }
 
