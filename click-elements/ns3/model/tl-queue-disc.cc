@@ -19,6 +19,7 @@
 #include "ns3/uinteger.h"
 
 #include "ipv4_meta.hh"
+#include "spec.hh"
 #include "basicq.hh"
 #include "chumq.hh"
 #include "chunk_format.hh"
@@ -1119,13 +1120,6 @@ const std::pair<const char*, const char*> kElements[] = {
     {"chutq", "ns3::TlChuTQQueueDisc"},
 };
 
-std::string Trim(const std::string& s) {
-  size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return s.substr(a, b - a);
-}
-
 // push_out -> PushOut, p_ins -> PIns, th -> Th.
 std::string Camel(const std::string& key) {
   std::string out;
@@ -1144,26 +1138,21 @@ std::string Camel(const std::string& key) {
 }  // namespace
 
 TlSpec TlParseSpec(const std::string& text, uint64_t link_bps) {
-  const std::string s = Trim(text);
-  const size_t open = s.find('(');
-  const std::string name = Trim(s.substr(0, open));
+  // The syntax is the engine's, parsed by the same code (core/spec.hh):
+  // names, keys, quoted and nested values, the column of a syntax error.
+  tracelab::Spec parsed;
+  try {
+    parsed = tracelab::Spec::parse(text);
+  } catch (const tracelab::SpecError& e) {
+    throw std::invalid_argument(e.what());
+  }
+  const std::string& name = parsed.name();
   TlSpec spec;
   for (const auto& e : kElements)
     if (name == e.first) spec.type_name = e.second;
   if (spec.type_name.empty()) throw std::invalid_argument("unknown element '" + name + "' in '" + text + "'");
-  if (open != std::string::npos && s.back() != ')')
-    throw std::invalid_argument("expected ')' at the end of '" + text + "'");
-  const std::string body = open == std::string::npos ? "" : s.substr(open + 1, s.size() - open - 2);
-  size_t pos = 0;
-  while (pos < body.size()) {
-    const size_t comma = std::min(body.find(',', pos), body.size());
-    const std::string kv = Trim(body.substr(pos, comma - pos));
-    pos = comma + 1;
-    if (kv.empty()) continue;
-    const size_t eq = kv.find('=');
-    if (eq == std::string::npos) throw std::invalid_argument("expected key=value, got '" + kv + "' in '" + text + "'");
-    const std::string key = Trim(kv.substr(0, eq));
-    std::string value = Trim(kv.substr(eq + 1));
+  for (const auto& [key, given] : parsed.params()) {
+    std::string value = given;
     if (key == "in_service" && name == "mtqqtl") {
       // a flag here (count the residual of the packet in service)
     } else if (key == "in_service") {

@@ -290,9 +290,10 @@ class TlQueueDisc : public Base {
 // (TlKnownElements), each key the attribute of the same name in CamelCase.
 // `in_service=1` becomes InService = `link_bps` (the engine uses its node's
 // link rate; for mtqqtl it stays a flag, and LinkRate = `link_bps` is
-// added), `idle=never` becomes Idle = 0s. Throws std::invalid_argument
-// on an unknown element or a malformed spec; unknown keys fail when ns-3
-// sets them (ObjectFactory::Set aborts).
+// added), `idle=never` becomes Idle = 0s. The syntax is parsed by the
+// engine's own parser (core/spec.hh): what the engine rejects as malformed
+// is rejected here with the same message. Throws std::invalid_argument on
+// a malformed spec, an unknown element, key or value.
 struct TlSpec {
   std::string type_name;                                        // "ns3::TlEfdQueueDisc"
   std::vector<std::pair<std::string, std::string>> attributes;  // ("Th", "30000")
