@@ -181,7 +181,8 @@ impl OutputSink {
 /// A profile directory written beside its final place and moved there
 /// whole: the outputs of `DIR` go to `.NAME.partial-PID` in DIR's parent
 /// (NAME = DIR's name), which [`Staging::commit`] puts in DIR's place in
-/// one step, replacing a previous DIR only then. Dropped uncommitted (an
+/// one step, replacing a previous DIR only then (an existing DIR must be
+/// empty or a profile, with a summary.json: it is replaced whole). Dropped uncommitted (an
 /// error, SIGINT/SIGTERM) the partial directory is removed; one left by a
 /// killed run (kill -9, a crash) is removed by the next run for the same
 /// DIR once its process is gone.
@@ -207,6 +208,15 @@ impl Staging {
         if let Ok(m) = fs::metadata(target) {
             if !m.is_dir() {
                 return Err(io::Error::new(io::ErrorKind::AlreadyExists, "exists and is not a directory"));
+            }
+            // The commit replaces DIR whole: never a directory holding
+            // anything but a profile (the user's files would go with it).
+            let empty = fs::read_dir(target)?.next().is_none();
+            if !empty && !target.join("summary.json").is_file() {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    "exists and is not a profile (no summary.json): not replaced",
+                ));
             }
         }
         fs::create_dir_all(&parent)?;

@@ -401,6 +401,14 @@ fn exit_statuses_follow_the_toolkit() {
     assert_eq!(o.status.code(), Some(4));
     one_line(&o, "file");
     assert_eq!(fs::read(&blocker).unwrap(), b"x");
+    // A directory of other files is not a profile to replace.
+    let notes = dir.join("notes");
+    fs::create_dir_all(&notes).unwrap();
+    fs::write(notes.join("keep.txt"), b"mine").unwrap();
+    let o = analyze(&wiki, &notes, &[]);
+    assert_eq!(o.status.code(), Some(4));
+    one_line(&o, "not a profile");
+    assert_eq!(fs::read(notes.join("keep.txt")).unwrap(), b"mine");
     assert!(!dir.join("o").exists());
     assert_eq!(partials(&dir), Vec::<String>::new());
 }
