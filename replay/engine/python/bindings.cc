@@ -265,6 +265,16 @@ PYBIND11_MODULE(tracelab_engine, m) {
   m.def(
       "check_element", [](const std::string& spec, uint64_t rate) { make_core(spec, NodeContext{rate}); },
       py::arg("spec"), py::arg("rate") = 10000000000ULL, "Raise SpecError if the element spec is not valid.");
+  m.def(
+      "parse_spec",
+      [](const std::string& text) {
+        const Spec s = Spec::parse(text);
+        return py::make_tuple(s.name(), s.params());
+      },
+      py::arg("text"),
+      "The element/source spec grammar (click-elements/core/spec.hh), the engine's and ns-3's own parser:\n"
+      "'name(key=value, ...)' -> (name, [(key, value), ...]), values unquoted; raise SpecError (with the\n"
+      "column) if the text is malformed. Keys and values are not checked against any element.");
   m.def("known_elements", [] {
     py::list l;
     for (const auto& e : known_elements()) l.append(py::make_tuple(e.name, e.summary));

@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import tracelab_engine as engine
 import yaml
 
 
@@ -44,17 +45,52 @@ def load_file(path: Path) -> dict[str, Any]:
 
 
 def resolve_pcap_path(spec: str, base: Path) -> str:
-    """`pcap(path=x.pcap, ...)` with x relative to `base` -> an absolute path."""
-    m = re.match(r"\s*pcap\s*\((.*)", spec)
-    if not m:
+    """`pcap(path=x.pcap, ...)` with x relative to `base` -> an absolute path.
+
+    The spec is read by the engine's own parser (`tracelab_engine.parse_spec`)
+    and written again by `format_spec`. A spec that does not parse (say, a
+    `{placeholder}` where the grammar wants a name) is left as it is: the
+    engine reports it when the run is built."""
+    try:
+        name, params = engine.parse_spec(spec)
+    except engine.SpecError:
+        return spec
+    if name != "pcap" or not any(key == "path" for key, _ in params):
         return spec
 
-    def absolute(match: re.Match[str]) -> str:
-        quote, value = match.group(1) or "", match.group(2)
+    def absolute(value: str) -> str:
         p = Path(value)
-        return f"path={quote}{p if p.is_absolute() else (base / p)}{quote}"
+        return str(p if p.is_absolute() else base / p)
 
-    return re.sub(r"path=(['\"]?)([^,'\")]+)\1", absolute, spec, count=1)
+    return format_spec(name, [(key, absolute(value) if key == "path" else value) for key, value in params])
+
+
+def format_spec(name: str, params: list[tuple[str, str]]) -> str:
+    """`name(key=value, ...)` that `parse_spec` reads back as `(name, params)`:
+    a value is written bare when the grammar gives it back unchanged, else
+    quoted (there are no escapes: a value holding both quotes cannot be
+    written)."""
+    if not params:
+        return name
+    return name + "(" + ", ".join(f"{key}={_spec_value(value)}" for key, value in params) + ")"
+
+
+def _spec_value(value: str) -> str:
+    # A bare value runs to the first ',' or ')' outside parentheses, blanks
+    # around it removed; one starting with a quote is a quoted value.
+    if value and value == value.strip(" \t\n") and value[0] not in "'\"":
+        depth = 0
+        for c in value:
+            if c in ",)" and depth == 0:
+                break
+            depth += {"(": 1, ")": -1}.get(c, 0)
+        else:
+            if depth == 0:
+                return value
+    for quote in "'\"":
+        if quote not in value:
+            return f"{quote}{value}{quote}"
+    raise ConfigError(f"spec value {value!r}: holds both quote characters, which the grammar cannot write")
 
 
 def pcap_source(path: str, *, speed: float | None, rate: str | None, load: float | None, class_rule: str | None) -> str:
