@@ -1,11 +1,62 @@
+// The spec grammar (core/spec.hh): the parser, the typed getters and the
+// value parsers, and the cases of spec_cases.tsv that the engine's Python
+// module and the ns-3 adapters are checked against too.
 #include "spec.hh"
 
 #include <gtest/gtest.h>
 
-#include "elements.hh"
+#include <fstream>
+#include <sstream>
 
 using namespace tracelab;
-using namespace tracelab::engine;
+
+namespace {
+
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> out;
+  std::string field;
+  std::istringstream in(line);
+  while (std::getline(in, field, '\t')) out.push_back(field);
+  return out;
+}
+
+}  // namespace
+
+TEST(Spec, SharedCasesAreAcceptedAndRejected) {
+  std::ifstream in(TRACELAB_TESTS_DIR "/spec_cases.tsv");
+  ASSERT_TRUE(in) << "cannot read " TRACELAB_TESTS_DIR "/spec_cases.tsv";
+  std::string line;
+  int ok = 0, bad = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const std::vector<std::string> f = split_tabs(line);
+    ASSERT_GE(f.size(), 3u) << line;
+    SCOPED_TRACE(f[1]);
+    if (f[0] == "ok") {
+      ++ok;
+      const Spec s = Spec::parse(f[1]);
+      EXPECT_EQ(s.name(), f[2]);
+      Spec::Params want;
+      for (size_t i = 3; i < f.size(); ++i) {
+        const size_t eq = f[i].find('=');
+        want.emplace_back(f[i].substr(0, eq), f[i].substr(eq + 1));
+      }
+      EXPECT_EQ(s.params(), want);
+    } else {
+      ASSERT_EQ(f[0], "bad");
+      ASSERT_EQ(f.size(), 4u) << line;
+      ++bad;
+      try {
+        Spec::parse(f[1]);
+        ADD_FAILURE() << "accepted";
+      } catch (const SpecError& e) {
+        EXPECT_NE(std::string(e.what()).find("at column " + f[2] + ": " + f[3]), std::string::npos) << e.what();
+      }
+    }
+  }
+  EXPECT_GT(ok, 0);
+  EXPECT_GT(bad, 0);
+}
 
 TEST(Spec, ParsesNameAndParameters) {
   Spec s = Spec::parse(" efd( capacity = 300 , th=30000 ) ");
@@ -78,13 +129,4 @@ TEST(Spec, FractionsThatAreNotWholeInTheUnitAreRejected) {
   EXPECT_FALSE(parse_scaled_decimal("1.2.3", 1, out));
   Time t = 0;
   EXPECT_TRUE(parse_time("0.5ps", t) == false);
-}
-
-TEST(Elements, FactoryBuildsAndRejects) {
-  BuiltCore b = make_core("fifo(capacity=2)", NodeContext{});
-  ASSERT_NE(b.core, nullptr);
-  EXPECT_THROW(make_core("fifo(capacity=0)", NodeContext{}), SpecError);
-  EXPECT_THROW(make_core("fifo(size=3)", NodeContext{}), SpecError);
-  EXPECT_THROW(make_core("nosuch(capacity=3)", NodeContext{}), SpecError);
-  EXPECT_THROW(make_core("fifo(granularity=bits)", NodeContext{}), SpecError);
 }
