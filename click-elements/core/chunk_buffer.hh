@@ -6,7 +6,10 @@
 // needs beside the Packet (a release time, an encapsulated-packet count).
 // The slots are rounded up to a power of two so that positions wrap with a
 // mask, not a 64-bit division per push/pop/at; the capacity stays the one
-// asked for (full() and push() refuse beyond it).
+// asked for (full() and push() refuse beyond it). No gain recorded:
+// engine_bench's fifo/efd/chutq do not use PacketRing and were unchanged;
+// its users were not measured before the change (ac2c7e8;
+// docs/performance-history.md, engine step 3).
 #pragma once
 
 #include <cstddef>

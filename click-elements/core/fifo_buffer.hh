@@ -85,7 +85,10 @@ struct InService {
 };
 
 // Fixed-capacity double-ended ring: push/pop at both ends, no allocation
-// after construction.
+// after construction. Power-of-two slots, positions wrapped with a mask:
+// ChuTQ moved onto it from a 64-bit modulo per push/pop/front, engine_bench
+// chutq(policy=dcf) 715 -> 708 instructions/packet, CPU RTF 0.91 -> 1.07
+// (4afcb7d; docs/performance-history.md, engine step 2).
 template <typename T>
 class Ring {
  public:

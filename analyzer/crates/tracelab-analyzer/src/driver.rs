@@ -144,7 +144,9 @@ struct Shard {
     /// Written epoch vectors go back to the shard, emptied, so the records
     /// of the next epochs land in memory already touched (a fresh multi-MB
     /// vector per epoch cost a page fault per 4 KiB: ~20 % of the run's CPU
-    /// time went to the kernel).
+    /// time went to the kernel). First-touch page faults on the 2 M-packet
+    /// tcpmix trace 40,977 -> 32,500 (bf5f9fa; docs/performance-history.md,
+    /// analyzer step 21).
     written: Sender<Vec<ConnRecord>>,
     batch: Vec<Msg>,
     /// The shard's packet-size histogram, returned when it finishes.
@@ -257,7 +259,10 @@ impl Merger {
             // Small keys are sorted, not the records (moving ~1 KB records,
             // or gathering the shards' into one vector, cost more than
             // comparing them); (result, position) makes the unstable sort
-            // keep arrival order among equal keys.
+            // keep arrival order among equal keys. Callgrind, tcpmix 300 k:
+            // keys instead of records, main thread 474.5 M -> 474.2 M (540c95c,
+            // analyzer step 13); the shards' own vectors, --threads 2 476.0 M
+            // -> 464.7 M (47f7d99, step 27; docs/performance-history.md).
             self.order.clear();
             for (k, r) in results.iter().enumerate() {
                 self.order.extend(r.records.iter().enumerate().map(|(i, c)| (c.ts_ns, c.uid, k as u32, i as u32)));
@@ -345,7 +350,10 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
     loop {
         // Finished connections are written every batch's worth of frames:
         // written in one go every 65,536 frames, they left the tracker
-        // thread idle while this one caught up (-18 % wall time, 6 M packets).
+        // thread idle while this one caught up. On the 6 M-packet tcpmix
+        // trace of make bench-analyzer: wall time 1.42 -> 1.16 s (median of
+        // 7, alternated), CPU time unchanged (64a14a6;
+        // docs/performance-history.md, analyzer step 30).
         if acc.frames % BATCH as u64 == BATCH as u64 - 1 {
             if acc.frames % 65_536 == 65_535 {
                 progress.update(acc.frames, source.offset());

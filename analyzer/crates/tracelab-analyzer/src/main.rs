@@ -15,6 +15,9 @@ use tracelab_decode::Addr;
 use tracelab_flow::TrackerConfig;
 use tracelab_output::table::Codec;
 
+// mimalloc's 2 MiB pages: first-touch page faults on the 2 M-packet tcpmix
+// trace 32,500 -> ~340, CPU 0.70 -> ~0.60 s; callgrind, tcpmix 300 k: 487.5 M
+// -> 485.1 M instructions (2ede884; docs/performance-history.md, analyzer step 21).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -64,6 +64,9 @@ pub fn decode(
 /// every frame), saving the copy of the result. On success every field is
 /// set (each one written once, no reset of the whole struct first); on
 /// error `meta` holds a partly decoded packet and must not be used.
+/// Writing each field once, callgrind, tcpmix 300 k packets: -19
+/// instructions per packet (8a7f3a0; docs/performance-history.md, analyzer
+/// step 15).
 #[inline]
 pub fn decode_into(
     link_type: u32,

@@ -14,6 +14,9 @@ pub struct Addr(pub [u8; 16]);
 /// The order of the 16 bytes (lexicographic), computed as one big-endian
 /// `u128` comparison: every packet orders its two endpoints for its flow
 /// key, and the byte-wise comparison the derive gives was a loop.
+/// Callgrind, tcpmix 300 k packets, with `TcpMetrics::packet` inlined:
+/// whole run 744.6 M -> 733.7 M instructions (cbb7fe5;
+/// docs/performance-history.md, analyzer step 16).
 impl Ord for Addr {
     #[inline]
     fn cmp(&self, other: &Addr) -> Ordering {

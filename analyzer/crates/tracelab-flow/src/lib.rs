@@ -92,6 +92,8 @@ impl Default for TrackerConfig {
             likely_server_ports: zeek_server_ports(ZEEK_ALL_SCRIPTS),
             load_bin_ns: 300 * SEC,
             max_rtt_samples_per_conn: 4096,
+            // Was 1 << 16: peak RSS 162 -> 124 MB on the 300 k-packet tcpmix trace,
+            // +0.3 % instructions (callgrind; 7219e99, docs/performance-history.md, analyzer step 29).
             capacity_hint: 1 << 12,
         }
     }

@@ -86,6 +86,8 @@ pub trait FrameSource {
 /// code statically (and can inline it): one predictable branch on the
 /// reader per frame instead of an indirect call. The byte stream underneath
 /// is boxed instead: it is called once per megabyte buffer, not per frame.
+/// Callgrind, tcpmix 300 k packets: 510.3 M -> 507.7 M instructions, -9 per
+/// packet (92a4a6d; docs/performance-history.md, analyzer step 19).
 pub struct Source<'r>(Reader<'r>);
 
 enum Reader<'r> {
