@@ -47,6 +47,21 @@ print(f"{'FAIL' if failed else 'PASS'} spec grammar: {n - failed} of {n} shared 
 sys.exit(1 if failed else 0)
 PY
 
+echo "== parameter ranges: an out-of-range parameter is fatal, named (click-elements/core/param_checks.hh)"
+trace="$ROOT/datasets/public/zeek-baselines/wikipedia/wikipedia.pcap"
+for c in 'efd(th=0)|th=0 out of range' 'xprotect(p_ins=0)|p_ins=0 out of range' 'ncqplus(alpha=1)|alpha=1 out of range' \
+  'lars(tau=0s)|tau=0 out of range'; do
+  spec=${c%%|*} want=${c#*|}
+  err=$("$OUT/tl-ns3-decisions" "$trace" 1000000000 "$spec" /dev/null 2>&1 >/dev/null)
+  rc=$?
+  if [ "$rc" -ne 0 ] && [[ "$err" == *"$want"* ]]; then
+    echo "PASS range $spec: refused ($want)"
+  else
+    echo "FAIL range $spec: exit $rc, '$(echo "$err" | head -n 2)'"
+    status=1
+  fi
+done
+
 echo "== the dumbbell with real TCP, one short overloaded run per adapter"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -131,6 +131,27 @@ def test_bad_options_are_named(tmp_path, datasets, capsys, args, message):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "element, message",
+    [
+        ("sift(p=2)", "sift: p=2 out of range (0, 1]"),
+        ("xprotect(p_ins=0)", "xprotect: p_ins=0 out of range (0, 1]"),
+        ("efd(th=0)", "efd: th=0 out of range [1, inf)"),
+        ("ncqplus(alpha=1)", "ncqplus: alpha=1 out of range (0, 1)"),
+        ("lars(tau=0s)", "lars: tau=0 out of range (0, inf) s"),
+    ],
+)
+def test_out_of_range_parameters_are_refused(tmp_path, datasets, capsys, element, message):
+    # click-elements/core/param_checks.hh: refused before the run, in one line
+    # naming the parameter, its value and the allowed range.
+    rc = main(["run", "--pcap", str(datasets / TRACE), "--element", element, "-o", str(tmp_path / "r")])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "r" / "metrics.json").exists()
+
+
 def test_missing_input_is_an_error_not_a_crash(tmp_path, capsys):
     rc = main(["run", "--pcap", str(tmp_path / "nope.pcap"), "-o", str(tmp_path / "r")])
     assert rc == 1

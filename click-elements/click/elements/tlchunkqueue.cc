@@ -7,6 +7,7 @@
 #include "basicq.hh"
 #include "chumq.hh"
 #include "chutq.hh"
+#include "param_checks.hh"
 CLICK_DECLS
 
 // Not `using namespace tracelab`: tracelab::Packet would clash with Click's.
@@ -66,6 +67,11 @@ int TLChunkQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   for (int i = 1; i < _timers.size(); ++i)
     if (_timers[i] <= _timers[i - 1]) return errh->error("TIMERS must increase");
   if (_capacity == 0 || _mtu < 64) return errh->error("CAPACITY must be positive and MTU >= 64");
+  // The ranges of param_checks.hh (BasiCQ has no timers).
+  std::string e = tracelab::check_chunk_params(_mtu, _capacity);
+  if (e.empty() && _scheme != "basicq")
+    e = tracelab::check_chunk_timers(std::vector<Time>(_timers.begin(), _timers.end()));
+  if (!e.empty()) return errh->error("%s", e.c_str());
   return 0;
 }
 

@@ -1,8 +1,10 @@
 #ifndef TRACELAB_TLCOREQUEUE_HH
 #define TRACELAB_TLCOREQUEUE_HH
 #include <type_traits>
+#include <click/error.hh>
 #include "fifo_buffer.hh"
 #include "ipv4_meta.hh"
+#include "param_checks.hh"
 #include "tlelementutil.hh"
 CLICK_DECLS
 class Args;
@@ -194,8 +196,21 @@ class TLQueueElement : public TLCoreQueue {
   // core needs; it decides exactly as through QueueCore.
   void push(int port, Packet* p) override;
   Packet* pull(int port) override;
+  // The buffer keywords only (TLFifoQueue, TLScfqQueue), then check_config().
+  int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD {
+    if (TLCoreQueue::configure(conf, errh) < 0) return -1;
+    return check_config(errh);
+  }
 
  protected:
+  // The end of every configure(): the ranges of param_checks.hh on `_cfg`
+  // with the buffer in place.
+  int check_config(ErrorHandler* errh) const {
+    Config c = _cfg;
+    tl_buffer_of(c) = _buffer;
+    const std::string e = tracelab::check_params(c);
+    return e.empty() ? 0 : errh->error("%s", e.c_str());
+  }
   tracelab::QueueCore* make_core(ErrorHandler*) override {
     tl_buffer_of(_cfg) = _buffer;
     return _mech = new Core(_cfg);

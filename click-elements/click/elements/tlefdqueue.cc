@@ -26,7 +26,7 @@ int TLEfdQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   else if (counter != "admitted") return errh->error("COUNTER must be admitted or served");
   if (parse_discipline(high, _cfg.queue.high) < 0 || parse_discipline(low, _cfg.queue.low) < 0)
     return errh->error("HIGH and LOW must be fifo or las");
-  return 0;
+  return check_config(errh);
 }
 
 CLICK_ENDDECLS

@@ -3,6 +3,7 @@
 #include "tljumbogenencap.hh"
 #include <click/args.hh>
 #include <click/error.hh>
+#include "param_checks.hh"
 #include <click/packet_anno.hh>
 #include "ipv4_meta.hh"
 CLICK_DECLS
@@ -41,6 +42,8 @@ int TLJumboGenEncap::configure(Vector<String>& conf, ErrorHandler* errh) {
   _cfg.outer_header = kOuterHeader;
   _cfg.queues = queues;
   _cfg.capacity_packets = capacity;
+  const std::string e = tracelab::check_params(_cfg);
+  if (!e.empty()) return errh->error("%s", e.c_str());
   return 0;
 }
 

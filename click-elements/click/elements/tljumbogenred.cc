@@ -3,6 +3,7 @@
 #include "tljumbogenred.hh"
 #include <click/args.hh>
 #include <click/error.hh>
+#include "param_checks.hh"
 #include "chunk_format.hh"
 CLICK_DECLS
 
@@ -40,6 +41,8 @@ int TLJumboGenRed::configure(Vector<String>& conf, ErrorHandler* errh) {
   if (capacity == 0 || slots == 0 || slots > (1u << 24)) return errh->error("CAPACITY and SLOTS must be positive");
   _cfg.capacity = capacity;
   _cfg.ring_slots = slots;
+  const std::string e = tracelab::check_params(_cfg);
+  if (!e.empty()) return errh->error("%s", e.c_str());
   return 0;
 }
 

@@ -14,7 +14,7 @@ int TLLarsQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   if (!(_cfg.beta > 0 && _cfg.beta <= 1) || !(tau > 0)) return errh->error("need 0 < BETA <= 1 and TAU > 0");
   if (_cfg.flows.max_flows == 0) return errh->error("MAX_FLOWS must be positive");
   _cfg.tau = tracelab::Time(tau * double(tracelab::kSecond));
-  return 0;
+  return check_config(errh);
 }
 
 CLICK_ENDDECLS

@@ -11,7 +11,7 @@ int TLLasQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   args.read("ACK", _cfg.ack_aware).read("MAX_FLOWS", _cfg.flows.max_flows);
   if (args.complete() < 0) return -1;
   if (_cfg.flows.max_flows == 0) return errh->error("MAX_FLOWS must be positive");
-  return 0;
+  return check_config(errh);
 }
 
 CLICK_ENDDECLS

@@ -3,6 +3,7 @@
 #include "tlmtqqtlqueue.hh"
 #include <click/args.hh>
 #include <click/error.hh>
+#include "param_checks.hh"
 #include "mtq_qtl_header.hh"
 CLICK_DECLS
 
@@ -20,6 +21,8 @@ int TLMtqQtlQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   if (capacity == 0 || capacity > (1u << 24)) return errh->error("CAPACITY must be between 1 and 2^24");
   if (_cfg.link_bps == 0) return errh->error("RATE must be positive (bits per second)");
   _cfg.capacity_packets = capacity;
+  const std::string e = tracelab::check_params(_cfg);
+  if (!e.empty()) return errh->error("%s", e.c_str());
   return 0;
 }
 

@@ -24,7 +24,7 @@ int TLNcqQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   if (tiny == "incoming") _cfg.tiny_rate = tracelab::TinyRate::kIncoming;
   else if (tiny != "favored") return errh->error("TINY_RATE must be favored or incoming");
   if (_cfg.size_thresh1 >= _cfg.size_thresh2) return errh->error("SIZE_THRESH1 must be below SIZE_THRESH2");
-  return 0;
+  return check_config(errh);
 }
 
 CLICK_ENDDECLS

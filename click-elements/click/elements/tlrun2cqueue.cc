@@ -16,7 +16,7 @@ int TLRun2CQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   if (args.complete() < 0) return -1;
   _cfg.flows.idle_timeout = tracelab::Time(idle) * tracelab::kSecond;
   if (_cfg.flows.max_flows == 0) return errh->error("MAX_FLOWS must be positive");
-  return 0;
+  return check_config(errh);
 }
 
 CLICK_ENDDECLS

@@ -16,7 +16,7 @@ int TLSiftQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   if (_cfg.sample_threshold == 0 || _cfg.flows.max_flows == 0)
     return errh->error("SAMPLES and MAX_FLOWS must be positive");
   if (!(_cfg.probability >= 0 && _cfg.probability <= 1)) return errh->error("PROBABILITY must be in [0, 1]");
-  return 0;
+  return check_config(errh);
 }
 
 CLICK_ENDDECLS

@@ -17,7 +17,7 @@ int TLXProtectQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   if (_cfg.flows.max_flows == 0) return errh->error("MAX_FLOWS must be positive");
   if (!(_cfg.insert_probability >= 0 && _cfg.insert_probability <= 1))
     return errh->error("PROBABILITY must be in [0, 1]");
-  return 0;
+  return check_config(errh);
 }
 
 CLICK_ENDDECLS

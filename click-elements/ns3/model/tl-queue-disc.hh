@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "ns3/data-rate.h"
+#include "ns3/fatal-error.h"
 #include "ns3/ip-l4-protocol.h"
 #include "ns3/node.h"
 #include "ns3/ipv4-queue-disc-item.h"
@@ -45,6 +46,7 @@
 #include "efd_flow_table.hh"
 #include "fifo_buffer.hh"
 #include "mtq_qtl_header.hh"
+#include "param_checks.hh"
 #include "queue_core.hh"
 
 namespace ns3 {
@@ -262,8 +264,14 @@ template <typename Core, typename Config, typename Base = TlCoreQueueDisc>
 class TlQueueDisc : public Base {
  protected:
   virtual Config MakeConfig() const = 0;
+  // A configuration outside the ranges of param_checks.hh is fatal, with
+  // the message naming the parameter (NS_LOG_ERROR, CheckConfig()'s path
+  // for a core's own invalid_argument, is silent in optimized builds).
   std::unique_ptr<tracelab::QueueCore> MakeCore() override {
-    auto core = std::make_unique<Core>(MakeConfig());
+    const Config cfg = MakeConfig();
+    const std::string e = tracelab::check_params(cfg);
+    if (!e.empty()) NS_FATAL_ERROR(this->GetInstanceTypeId().GetName() << ": " << e);
+    auto core = std::make_unique<Core>(cfg);
     m_mech = core.get();
     return core;
   }

@@ -4,10 +4,12 @@
 
 #include <initializer_list>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "elements.hh"
+#include "param_checks.hh"
 #include "spec.hh"
 
 namespace tracelab::engine::detail {
@@ -26,8 +28,17 @@ E choice(Spec& s, const char* key, const char* fallback, std::initializer_list<s
   bad(s, std::string(key) + "='" + v + "' is not one of " + names);
 }
 
+// A configuration outside the ranges of param_checks.hh is a spec error
+// (make_core() adds the element and the spec text).
+template <typename C>
+void check(const C& cfg) {
+  const std::string e = check_params(cfg);
+  if (!e.empty()) throw std::invalid_argument(e);
+}
+
 template <typename T, typename C>
 BuiltCore plain(const C& cfg) {
+  check(cfg);
   BuiltCore b;
   b.core = std::make_unique<T>(cfg);
   return b;

@@ -62,6 +62,7 @@ FlowStateConfig flow_state(Spec& s, FlowStateConfig f = {}) {
 // Builds core T from its config and exposes T::flows() as the table size.
 template <typename T, typename C>
 BuiltCore with_table(const C& cfg) {
+  detail::check(cfg);
   auto core = std::make_unique<T>(cfg);
   T* raw = core.get();
   BuiltCore b;
