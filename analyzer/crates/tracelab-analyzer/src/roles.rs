@@ -184,9 +184,13 @@ mod tests {
     use super::*;
 
     fn model(json: &str) -> RoleModel {
+        // One file per call: tests run on parallel threads, and two models of
+        // the same length once shared a name (a reader saw a file being rewritten).
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("roles-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join(format!("{}.json", json.len()));
+        let p = dir.join(format!("{n}.json"));
         std::fs::write(&p, json).unwrap();
         RoleModel::load(&p).unwrap()
     }
