@@ -35,11 +35,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from support import ROOT, cargo_build, run_tracelab
+from support import ROOT, run_tracelab, tcpmix
 
 BASELINES = ROOT / "tests" / "baselines"
 REAL = ROOT / "datasets" / "real"
-TCPMIX = ROOT / "build" / "generate" / "target" / "release" / "tcpmix"
 
 WALL = "<wall>"
 # JSON keys whose values are wall-clock measurements of the run, not results.
@@ -236,12 +235,7 @@ def case_replay(out: Path) -> dict[str, str]:
 
 def case_tcpmix(out: Path) -> dict[str, str]:
     """A generated enterprise-edge trace (datasets/generate), 20,000 packets."""
-    if not TCPMIX.exists():
-        cargo_build(
-            ROOT / "datasets" / "generate" / "Cargo.toml", "--target-dir", str(ROOT / "build" / "generate" / "target")
-        )
-    trace = out / "tcpmix.pcap"
-    subprocess.run([str(TCPMIX), "--packets", "20000", "--seed", "1", str(trace)], check=True, capture_output=True)
+    trace = tcpmix(out / "tcpmix.pcap", packets=20000, seed=1)
     files = {"tcpmix.pcap.sha256": f"{sha256(trace)}  tcpmix.pcap\n"}
     tracelab("profile", str(trace), "--local", "10.0.0.0/8", "-o", "p", "--quiet", "--no-progress", cwd=out)
     render_profile(out / "p", files, "profile/", out)

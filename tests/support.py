@@ -27,3 +27,19 @@ def cargo_build(manifest: Path, *extra: str) -> None:
     when nothing changed)."""
     cmd = ["cargo", "build", "--release", "--locked", "--quiet", "--manifest-path", str(manifest), *extra]
     subprocess.run(cmd, check=True)
+
+
+TCPMIX = ROOT / "build" / "generate" / "target" / "release" / "tcpmix"
+
+
+def tcpmix(path: Path, packets: int, seed: int) -> Path:
+    """A generated enterprise-edge trace (datasets/generate) written to `path`;
+    the generator is built first if it is not."""
+    if not TCPMIX.exists():
+        cargo_build(
+            ROOT / "datasets" / "generate" / "Cargo.toml", "--target-dir", str(ROOT / "build" / "generate" / "target")
+        )
+    subprocess.run(
+        [str(TCPMIX), "--packets", str(packets), "--seed", str(seed), str(path)], check=True, capture_output=True
+    )
+    return path

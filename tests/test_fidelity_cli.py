@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support import run_tracelab
+from support import run_tracelab, tcpmix
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACE = ROOT / "datasets" / "real" / "pcapplusplus-example.pcap"
@@ -72,21 +72,11 @@ def test_missing_trace_is_a_usage_error(tmp_path):
 
 # --- the chain on a generated enterprise trace: every marginal passes --------------------
 
-TCPMIX = ROOT / "build" / "generate" / "target" / "release" / "tcpmix"
-
 
 def test_every_marginal_passes_on_a_small_generated_trace(tmp_path):
     """tcpmix (datasets/generate), 80,000 packets: the faithful chain keeps all 21
     marginals within their tolerances (docs/fidelity.md)."""
-    if not TCPMIX.exists():
-        subprocess.run(
-            ["cargo", "build", "--release", "--locked", "--quiet", "--manifest-path",
-             str(ROOT / "datasets" / "generate" / "Cargo.toml"), "--target-dir",
-             str(ROOT / "build" / "generate" / "target")],
-            check=True,
-        )  # fmt: skip
-    trace = tmp_path / "tcpmix.pcap"
-    subprocess.run([str(TCPMIX), "--packets", "80000", "--seed", "9", str(trace)], check=True, capture_output=True)
+    trace = tcpmix(tmp_path / "tcpmix.pcap", packets=80000, seed=9)
     proc = fidelity(str(trace), "--local", "10.0.0.0/8", "--seed", "2", "-o", "fid", cwd=tmp_path)
     res = json.loads((tmp_path / "fid" / "fidelity.json").read_text())
     failed = [m for m in res["marginals"] if m["verdict"] != "pass"]
