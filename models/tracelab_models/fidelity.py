@@ -280,6 +280,20 @@ def compare(original: Path, synthetic: Path) -> tuple[list[Marginal], list[Diver
     return marginals(orig, synth), divergences(orig, synth)
 
 
+def error_text(error: float | None, unit: str) -> str | None:
+    """A marginal's error as shown: relative in %, shares in points."""
+    if error is None:
+        return None
+    return f"{error:+.1%}" if unit == "rel" else f"{error:+.2f} pts"
+
+
+def tolerance_text(tolerance: float | None, unit: str) -> str | None:
+    """A marginal's tolerance as shown; a set compares as a whole."""
+    if tolerance is None:
+        return "same set" if unit == "set" else None
+    return f"±{tolerance:.0%}" if unit == "rel" else f"±{tolerance:g} pts"
+
+
 def table(rows: list[Marginal]) -> str:
     """The marginals as an aligned text table (what `tracelab fidelity` prints)."""
 
@@ -290,18 +304,12 @@ def table(rows: list[Marginal]) -> str:
             return x
         return f"{x:.4g}"
 
-    def err(m: Marginal) -> str:
-        if m.error is None:
-            return "-"
-        return f"{m.error:+.1%}" if m.unit == "rel" else f"{m.error:+.2f} pts"
-
-    def tol(m: Marginal) -> str:
-        if m.tolerance is None:
-            return "same set"
-        return f"±{m.tolerance:.0%}" if m.unit == "rel" else f"±{m.tolerance:g} pts"
-
     cells = [("marginal", "original", "synthetic", "error", "tolerance", "verdict")]
-    cells += [(m.name, num(m.original), num(m.synthetic), err(m), tol(m), m.verdict) for m in rows]
+    cells += [
+        (m.name, num(m.original), num(m.synthetic), error_text(m.error, m.unit) or "-",
+         tolerance_text(m.tolerance, m.unit) or "-", m.verdict)
+        for m in rows
+    ]  # fmt: skip
     widths = [max(len(r[i]) for r in cells) for i in range(len(cells[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 from scipy import stats
+from tracelab_models.fidelity import error_text, tolerance_text
 
 from .html import PALETTE, Page, ccdf, cdf, fig
 from .runs import ReportError
@@ -138,14 +139,8 @@ def _slug(name: str) -> str:
 
 
 def _err(m: dict) -> str:
-    e = m.get("error")
-    if e is None:
-        return "–"
-    return f"{e:+.1%}" if m.get("unit") == "rel" else f"{e:+.2f} pts"
+    return error_text(m.get("error"), m.get("unit")) or "–"
 
 
 def _tol(m: dict) -> str:
-    t = m.get("tolerance")
-    if t is None:
-        return "same set" if m.get("unit") == "set" else "–"
-    return f"±{t:.0%}" if m.get("unit") == "rel" else f"±{t:g} pts"
+    return tolerance_text(m.get("tolerance"), m.get("unit")) or "–"
