@@ -669,11 +669,12 @@ def packets(model: dict, p: Plan, seed: int):
         yield emit
 
 
-def write(model: dict, opts: ChainOptions, path, snaplen: int = 65535) -> dict:
-    """Plans the trace and streams it to `path`; returns the summary."""
+def write(model: dict, opts: ChainOptions, path, snaplen: int = 65535, planned: Plan | None = None) -> dict:
+    """Streams the trace to `path` (planning it unless `planned` is given);
+    returns the summary."""
     if snaplen < pcap.MIN_SNAPLEN:
         raise SynthError(f"snaplen {snaplen}: at least {pcap.MIN_SNAPLEN} (the headers are always captured)")
-    p = plan(model, opts)
+    p = plan(model, opts) if planned is None else planned
     total = 0
     first = last = None
     with open(path, "wb") as fh:

@@ -180,13 +180,14 @@ def _chain(a, model) -> int:
             max_packets=a.max_packets,
         )
         a.output.parent.mkdir(parents=True, exist_ok=True)
-        summary = chain.write(model, opts, a.output, a.snaplen)
+        planned = chain.plan(model, opts)
+        summary = chain.write(model, opts, a.output, a.snaplen, planned)
         if a.truth:
             import pyarrow as pa
             import pyarrow.parquet as pq
 
             a.truth.parent.mkdir(parents=True, exist_ok=True)
-            pq.write_table(pa.table(chain.truth(chain.plan(model, opts))), a.truth)
+            pq.write_table(pa.table(chain.truth(planned)), a.truth)
     except (SynthError, ValueError) as e:
         print(f"tracelab synth: {e}", file=sys.stderr)
         return 2
