@@ -29,15 +29,8 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
-if [ -z "${CLICKPREFIX:-}" ]; then
-  if command -v click >/dev/null 2>&1; then
-    CLICKPREFIX=$(dirname "$(dirname "$(command -v click)")")
-  else
-    echo "SKIPPED (no Click installation)"
-    exit 0
-  fi
-fi
-[ -x "$CLICKPREFIX/bin/click" ] || { echo "SKIPPED (no Click installation at $CLICKPREFIX)"; exit 0; }
+. "$here/clickenv.sh"
+click_prefix_or_skip
 
 reps=${REPS:-5}
 packets=${PACKETS:-6000000}
@@ -69,9 +62,7 @@ else
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
 fi
-echo "include $here/Makefile" > "$work/Makefile"
-make -C "$work" CLICKPREFIX="$CLICKPREFIX" -j2 >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
-export CLICKPATH="$work:$CLICKPREFIX/lib:$CLICKPREFIX/share/click"
+build_click_package "$work"
 click="$CLICKPREFIX/bin/click"
 
 # The element and its arguments for each configuration (the examples'

@@ -18,21 +18,17 @@ repo=$(cd "$here/../.." && pwd)
 data="$repo/datasets/public/zeek-baselines"
 small="$data/wikipedia/wikipedia.pcap"
 bulk="$data/m57-long-http/m57-long-49583-80.pcap"
-CLICKPREFIX=${1:-${CLICKPREFIX:-}}
-if [ -z "$CLICKPREFIX" ] && command -v click >/dev/null 2>&1; then
-  CLICKPREFIX=$(dirname "$(dirname "$(command -v click)")")
-fi
-[ -n "$CLICKPREFIX" ] && [ -x "$CLICKPREFIX/bin/click" ] || { echo "SKIPPED (no Click installation)"; exit 0; }
+. "$here/clickenv.sh"
+click_prefix_or_skip "${1:-}"
 
 if [ -n "${2:-}" ]; then
   work=$2
+  export CLICKPATH="$work:$CLICKPREFIX/lib:$CLICKPREFIX/share/click"
 else
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
-  echo "include $here/Makefile" > "$work/Makefile"
-  make -C "$work" CLICKPREFIX="$CLICKPREFIX" -j2 >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
+  build_click_package "$work"
 fi
-export CLICKPATH="$work:$CLICKPREFIX/lib:$CLICKPREFIX/share/click"
 echo "== cross-check: Click elements vs cores"
 if ! ${CXX:-c++} -std=c++17 -O2 -I"$elements/core" "$elements/tests/click_crosscheck.cc" -lpcap \
       -o "$work/click_crosscheck" 2>"$work/driver.log"; then

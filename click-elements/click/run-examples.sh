@@ -12,26 +12,15 @@ data="$repo/datasets/public/zeek-baselines"
 small="$data/wikipedia/wikipedia.pcap"                  # 136 packets, IPv4 + IPv6, many flows
 bulk="$data/m57-long-http/m57-long-49583-80.pcap"       # 227 packets, one HTTP download
 
-if [ -z "${CLICKPREFIX:-}" ]; then
-  if command -v click >/dev/null 2>&1; then
-    CLICKPREFIX=$(dirname "$(dirname "$(command -v click)")")
-  else
-    echo "SKIPPED (no Click installation)"
-    exit 0
-  fi
-fi
-[ -x "$CLICKPREFIX/bin/click" ] || { echo "SKIPPED (no Click installation at $CLICKPREFIX)"; exit 0; }
+. "$here/clickenv.sh"
+click_prefix_or_skip
 for t in "$small" "$bulk"; do
   [ -f "$t" ] || { echo "FAIL: trace not found: $t" >&2; exit 1; }
 done
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# Out-of-tree build: Click's pkg-Makefile re-invokes make on ./Makefile.
-echo "include $here/Makefile" > "$work/Makefile"
-make -C "$work" CLICKPREFIX="$CLICKPREFIX" -j2 >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
-# click loads packages named by require(package ...) from CLICKPATH.
-export CLICKPATH="$work:$CLICKPREFIX/lib:$CLICKPREFIX/share/click"
+build_click_package "$work"
 click="$CLICKPREFIX/bin/click"
 fail=0
 
