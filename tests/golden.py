@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from support import ROOT, run_tracelab, tcpmix
+from support import LINK_10G_LOAD_90, ROOT, run_tracelab, tcpmix
 
 BASELINES = ROOT / "tests" / "baselines"
 REAL = ROOT / "datasets" / "real"
@@ -218,10 +218,7 @@ def case_replay(out: Path) -> dict[str, str]:
             str(trace),
             "--element",
             spec,
-            "--rate",
-            "10G",
-            "--load",
-            "0.9",
+            *LINK_10G_LOAD_90,
             "--seed",
             "1",
             "-o",

@@ -10,6 +10,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# The replay link of the end-to-end tests and baselines: 10 Gb/s, the trace
+# scaled to 90 % load.
+LINK_10G_LOAD_90 = ("--rate", "10G", "--load", "0.9")
+
+
 def run_tracelab(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     """`tracelab ARGS...` in `cwd`, its output captured."""
     return subprocess.run([sys.executable, "-m", "tracelab.cli", *args], cwd=cwd, capture_output=True, text=True)

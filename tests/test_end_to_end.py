@@ -23,6 +23,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from public_datasets import public_dataset
+from support import LINK_10G_LOAD_90
 from support import tracelab_ok as tracelab
 
 REPO = Path(__file__).resolve().parents[1]
@@ -57,22 +58,8 @@ def path(request, tmp_path_factory):
         cwd=out,
     )
     tracelab("model", "derive", "p", "-o", "m.model.json", cwd=out)
-    tracelab(
-        "replay",
-        "run",
-        "--pcap",
-        str(trace),
-        "--element",
-        "efd(capacity=300,th=30000)",
-        "--rate",
-        "10G",
-        "--load",
-        "0.9",
-        "-o",
-        "r",
-        "-q",
-        cwd=out,
-    )
+    efd = "efd(capacity=300,th=30000)"
+    tracelab("replay", "run", "--pcap", str(trace), "--element", efd, *LINK_10G_LOAD_90, "-o", "r", "-q", cwd=out)
     tracelab("report", "p", "r", "-o", "rep", cwd=out)
     return trace, out
 
