@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import tracelab_engine as engine
 from tracelab.parts import analyzer_binary
 from tracelab.trex import plan as P
 from tracelab.trex import readback
@@ -101,14 +102,22 @@ def test_frames_and_l1_bits():
     assert P.l1_bits(1500) == 8 * 1538  # + 8 preamble + 12 gap
 
 
-def test_parse_rate_and_time():
+def test_parse_rate_and_time_read_as_the_engine_reads_them():
     assert P.parse_rate("10G") == 1e10
     assert P.parse_rate("2.5Gbps") == 2.5e9
     assert P.parse_rate("100M") == 1e8
     assert P.parse_time("1ms") == pytest.approx(1e-3)
     assert P.parse_time("250us") == pytest.approx(2.5e-4)
-    with pytest.raises(P.PlanError, match="rate 'fast'"):
+    # The same grammar as `tracelab replay run --rate` and every element spec: a text
+    # the engine refuses is refused here too, and one it reads means the same here.
+    for text in ("10G", "2.5Gbps", "20M", "1T", "9500kbps"):
+        assert P.parse_rate(text) == engine.parse_rate(text)
+    for text in ("50us", "1.5ms", "2s", "100ns"):
+        assert P.parse_time(text) == engine.parse_time(text) / 1e12
+    with pytest.raises(P.PlanError, match="'fast' is not a bit rate"):
         P.parse_rate("fast")
+    with pytest.raises(P.PlanError, match="'10g' is not a bit rate"):
+        P.parse_rate("10g")  # units are case-sensitive, as in the specs (m would be milli)
     with pytest.raises(P.PlanError, match="unit"):
         P.parse_time("5")
 

@@ -275,6 +275,15 @@ PYBIND11_MODULE(tracelab_engine, m) {
       "The element/source spec grammar (click-elements/core/spec.hh), the engine's and ns-3's own parser:\n"
       "'name(key=value, ...)' -> (name, [(key, value), ...]), values unquoted; raise SpecError (with the\n"
       "column) if the text is malformed. Keys and values are not checked against any element.");
+  m.def(
+      "parse_rate", [](const std::string& text) { return to_rate(py::str(text), "rate"); }, py::arg("text"),
+      "A bit rate as every spec and run option reads it (click-elements/core/spec.hh parse_rate):\n"
+      "'10G', '2.5Gbps', '20M', '1T' -> bits per second (int); raise SpecError otherwise.");
+  m.def(
+      "parse_time", [](const std::string& text) { return to_time(py::str(text), "time"); }, py::arg("text"),
+      "A duration as every spec and run option reads it (click-elements/core/spec.hh parse_time):\n"
+      "'50us', '1.5ms', '2s' -> picoseconds (int); a unit (ps, ns, us, ms, s) is required; raise SpecError\n"
+      "otherwise.");
   m.def("known_elements", [] {
     py::list l;
     for (const auto& e : known_elements()) l.append(py::make_tuple(e.name, e.summary));

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import ipaddress
 import math
-import re
 
 import numpy as np
+import tracelab_engine as engine
 
 SCOPES = ("intranet", "internet")
 DIRECTIONS = (("download", "resp"), ("upload", "orig"))  # direction -> sending side
@@ -53,8 +53,7 @@ DEFAULT_NETS = {
     "internet": {"client": "10.3.0.0/16", "server": "48.0.0.0/16"},
 }
 
-_UNITS = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
-_TIME = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+PS_PER_SECOND = 10**12  # the engine counts time in picoseconds
 
 
 class PlanError(ValueError):
@@ -62,19 +61,20 @@ class PlanError(ValueError):
 
 
 def parse_rate(text: str) -> float:
-    """'10G', '2.5Gbps', '100M', '1e9' -> bits per second."""
-    m = re.fullmatch(r"\s*([0-9.]+(?:e[0-9]+)?)\s*([kmgt]?)(?:bps|b/s|b)?\s*", str(text), re.I)
-    if not m:
-        raise PlanError(f"rate {text!r}: expected a number with an optional k/M/G/T suffix, e.g. 10G")
-    return float(m.group(1)) * _UNITS[m.group(2).lower()]
+    """'10G', '2.5Gbps', '100M' -> bits per second, by the engine's parser (the one every
+    spec and ``--rate`` option of tracelab goes through)."""
+    try:
+        return float(engine.parse_rate(str(text)))
+    except engine.SpecError as e:
+        raise PlanError(str(e)) from None
 
 
 def parse_time(text: str) -> float:
-    """'1ms', '500us', '0.1s' -> seconds."""
-    m = re.fullmatch(r"\s*([0-9.]+(?:e-?[0-9]+)?)\s*(s|ms|us|ns)\s*", str(text))
-    if not m:
-        raise PlanError(f"time {text!r}: expected a number and a unit s, ms, us or ns, e.g. 1ms")
-    return float(m.group(1)) * _TIME[m.group(2)]
+    """'1ms', '500us', '0.1s' -> seconds, by the engine's parser (a unit is required)."""
+    try:
+        return engine.parse_time(str(text)) / PS_PER_SECOND
+    except engine.SpecError as e:
+        raise PlanError(str(e)) from None
 
 
 def frame_bytes(ip_len: int) -> int:
