@@ -36,7 +36,7 @@ def test_roles_train_evaluate_apply(tmp_path, capsys):
 
 
 def test_roles_errors_name_the_file(tmp_path, capsys):
-    assert roles_main(["train", str(tmp_path / "nope"), "-o", str(tmp_path / "m.json")]) == 1
+    assert roles_main(["train", str(tmp_path / "nope"), "-o", str(tmp_path / "m.json")]) == 3
     assert "nope/hosts.parquet: not found" in capsys.readouterr().err
     with pytest.raises(SystemExit) as e:
         roles_main(["train"])
@@ -52,7 +52,7 @@ def test_model_derive_validate_fit(tmp_path, capsys):
     assert model_main(["fit", str(p), "--variable", "interarrival", "--qq", str(tmp_path / "qq.png")]) == 0
     assert "best:" in capsys.readouterr().out and (tmp_path / "qq.png").exists()
     out.write_text("{")
-    assert model_main(["validate", str(out)]) == 1
+    assert model_main(["validate", str(out)]) == 3  # unreadable JSON: an input error, not a verdict
     assert "invalid JSON at line 1" in capsys.readouterr().err
 
 

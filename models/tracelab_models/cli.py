@@ -1,13 +1,17 @@
 """Entry points the `tracelab` front door calls: roles_main (train/apply/evaluate) and
-model_main (derive/validate/fit). Each returns an exit status: 0 ok, 1 bad input (the
-message names the file and the reason), 2 bad arguments (argparse)."""
+model_main (derive/validate/fit). Each returns the toolkit's exit status
+(tracelab.errors): 0 ok, 1 `model validate` found the model invalid, 2 bad
+arguments (argparse), 3 an input that cannot be read or is invalid (the message
+names the file and the reason), 4 an output that cannot be written. Outputs are
+written atomically (outputs.py): whole, or the previous file left as it was."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from pathlib import Path
+import traceback
 
 import numpy as np
 
@@ -15,8 +19,12 @@ from . import schema as S
 from . import workload
 from .distributions import fit_all, qq_plot
 from .evaluation import evaluate_holdout
+from .outputs import OutputError, atomic_file, write_text
 from .profile import ProfileError, column, read_table
 from .roles import NORMALISATIONS, RoleModel, aggregate_roles, load_instances
+
+# The statuses of tracelab.errors (this package may not import tracelab).
+NEGATIVE, INPUT = 1, 3
 
 _ROLES_EXAMPLES = """examples:
   tracelab roles train PROFILE_DIR -o roles.json                 # labels derived from the trace
@@ -91,7 +99,8 @@ def roles_main(argv: list[str]) -> int:
         if args.cmd == "train":
             X, y = _instances(args)
             model = RoleModel(args.classifier, args.normalisation).fit(X, y)
-            model.save(args.output)
+            with atomic_file(args.output, "role model") as tmp:
+                model.save(tmp)
             if args.classifier == "c45":
                 print(model.clf.to_text(list(model.to_dict()["features"])))
             print(f"trained on {len(y)} hosts ({int((y == 'server').sum())} servers) -> {args.output}")
@@ -103,7 +112,7 @@ def roles_main(argv: list[str]) -> int:
                 reports.append(r)
                 print(f"{r.table()}\n")
             if args.json:
-                Path(args.json).write_text(json.dumps([r.to_dict() for r in reports], indent=2) + "\n")
+                write_text(args.json, json.dumps([r.to_dict() for r in reports], indent=2) + "\n", "evaluation")
         else:
             model = RoleModel.load(args.model)
             per_trace = []
@@ -118,13 +127,22 @@ def roles_main(argv: list[str]) -> int:
             ]
             text = "\n".join(lines) + "\n"
             if args.output:
-                Path(args.output).write_text(text)
+                write_text(args.output, text, "roles")
             else:
                 sys.stdout.write(text)
     except (ProfileError, ValueError) as e:
-        print(f"tracelab roles {args.cmd}: error: {e}", file=sys.stderr)
-        return 1
+        return _fail(INPUT, e)
+    except OutputError as e:
+        return _fail(e.status, e)
     return 0
+
+
+def _fail(status: int, error: Exception) -> int:
+    """tracelab.errors.fail, which this package may not import."""
+    if os.environ.get("TRACELAB_DEBUG", "") not in ("", "0"):
+        traceback.print_exception(error)
+    print(f"tracelab: error: {error}", file=sys.stderr)
+    return status
 
 
 class _Pipeline:
@@ -170,11 +188,16 @@ def model_main(argv: list[str]) -> int:
     try:
         if args.cmd == "derive":
             m = workload.derive(args.profile, args.max_fit_samples, args.seed)
-            workload.save(m, args.output)
+            workload.validate(m, str(args.output))  # save() checks again, but names the temporary file
+            with atomic_file(args.output, "workload model") as tmp:
+                workload.save(m, tmp)
             t = m["topological"]
             print(f"{args.output}: shares {json.dumps(t['shares'])}; link delays (s) {json.dumps(t['link_delays_s'])}")
         elif args.cmd == "validate":
-            workload.load(args.model)
+            try:
+                workload.load(args.model)
+            except ValueError as e:  # readable JSON that breaks the schema: the check's answer
+                return _fail(NEGATIVE, e)
             print(f"{args.model}: valid tracelab.workload-model v1")
         else:
             samples = _samples(args.profile, args.variable)
@@ -183,10 +206,12 @@ def model_main(argv: list[str]) -> int:
                 print(f"{fit.family:<12} KS D={fit.ks_d:.4f}  QQ={fit.qq_log10_rms:.3f}  {fit.params}")
             print(f"best: {report.best} ({report.reason})")
             if args.qq and report.fits:
-                qq_plot(report, samples, args.qq)
+                with atomic_file(args.qq, "QQ plot") as tmp:
+                    qq_plot(report, samples, tmp)
     except (ProfileError, ValueError) as e:
-        print(f"tracelab model {args.cmd}: error: {e}", file=sys.stderr)
-        return 1
+        return _fail(INPUT, e)
+    except OutputError as e:
+        return _fail(e.status, e)
     return 0
 
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib.util
+import os
+import signal
 import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import __version__
-from .errors import OK, USAGE, classify, debug_requested, output_paths
+from .errors import OK, USAGE, Terminated, classify, debug_requested, output_paths, raise_terminated
 from .parts import analyzer_binary, python_entry, run_analyzer
 
 
@@ -144,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     debug = debug_requested()
     while argv[:1] == ["--debug"]:
         debug, argv = True, argv[1:]
+    if debug:  # the parts print the traceback of the errors they handle themselves
+        os.environ["TRACELAB_DEBUG"] = "1"
     available = {}
     for sub in SUBCOMMANDS:
         runner = sub.resolve()
@@ -169,18 +173,24 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(runner: Callable[[list[str]], int], argv: list[str], debug: bool) -> int:
     """Runs a subcommand; whatever escapes it ends as one error line and the
-    exit status of its kind (tracelab.errors), the traceback only if asked."""
+    exit status of its kind (tracelab.errors), the traceback only if asked.
+    SIGTERM is raised as an exception like Ctrl-C, so that the outputs being
+    written are removed on the way out (tracelab_models.outputs)."""
+    previous = signal.signal(signal.SIGTERM, raise_terminated)
     try:
         return runner(argv)
-    except KeyboardInterrupt:
-        print("tracelab: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        name = "SIGTERM" if isinstance(e, Terminated) else "SIGINT"
+        print(f"tracelab: error: interrupted ({name})", file=sys.stderr)
+        return 128 + (signal.SIGTERM if isinstance(e, Terminated) else signal.SIGINT)
     except Exception as e:
         if debug:
             traceback.print_exc()
         status, message = classify(e, output_paths(argv))
         print(f"tracelab: error: {message}", file=sys.stderr)
         return status
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
+import traceback
 from pathlib import Path
 
 OK, NEGATIVE, USAGE, INPUT, OUTPUT, INTERNAL = 0, 1, 2, 3, 4, 5
@@ -36,6 +38,7 @@ _BY_CLASS = {
     "JSONDecodeError": INPUT,
     "ValidationError": INPUT,
     "ArrowInvalid": INPUT,
+    "OutputError": OUTPUT,
     "ConservationError": INTERNAL,
 }
 # OSErrors that say an input is missing or unreadable rather than an output
@@ -52,8 +55,26 @@ class CommandError(Exception):
         self.status = status
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Python runs next, as Ctrl-C raises KeyboardInterrupt:
+    both unwind the command so that what it was writing is removed."""
+
+
+def raise_terminated(signum, frame) -> None:
+    raise Terminated()
+
+
 def debug_requested() -> bool:
     return os.environ.get("TRACELAB_DEBUG", "") not in ("", "0")
+
+
+def fail(status: int, error: BaseException | str) -> int:
+    """Prints the one error line of a failure a command handled itself (and
+    its traceback with --debug); returns the exit status to end with."""
+    if debug_requested() and isinstance(error, BaseException):
+        traceback.print_exception(error)
+    print(f"tracelab: error: {_one_line(str(error))}", file=sys.stderr)
+    return status
 
 
 def output_paths(argv: list[str]) -> list[Path]:
