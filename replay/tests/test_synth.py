@@ -418,5 +418,5 @@ def test_cli(model, tmp_path, capsys):
     assert (tmp_path / "s.pcap").read_bytes()[:4] == struct.pack("<I", W.PCAP_MAGIC_US)
     assert synth_main([str(tmp_path / "m.model.json"), "-o", str(tmp_path / "s.pcap"), "--rtt", "lan=1ms"]) == 2
     assert "expected intranet=T or internet=T" in capsys.readouterr().err
-    assert synth_main([str(tmp_path / "missing.json"), "-o", str(tmp_path / "s.pcap")]) == 2
+    assert synth_main([str(tmp_path / "missing.json"), "-o", str(tmp_path / "s.pcap")]) == 3  # an input it cannot read
     assert "missing.json" in capsys.readouterr().err

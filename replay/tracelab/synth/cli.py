@@ -1,13 +1,22 @@
-"""`tracelab synth`: a synthetic pcap from a workload model."""
+"""`tracelab synth`: a synthetic pcap from a workload model.
+
+The pcap (and --truth) are written atomically (tracelab_models.outputs): whole,
+or the previous files left as they were. Exit statuses (tracelab.errors): 2 an
+option it cannot use, 3 a model it cannot read or use, 4 an output it cannot
+write."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
 from pathlib import Path
 
+from tracelab_models.outputs import atomic_file
+
+from ..errors import INPUT, USAGE, fail
 from .sampling import SynthError
 from .trace import Options, synthesize, write_pcap
 
@@ -32,13 +41,17 @@ LEGACY_DEFAULTS = {"connections": None, "udp_share": 0.0, "rtt": [], "local_rtt_
                    "servers": 16}  # fmt: skip
 
 
-def _time(text: str) -> float:
+class UsageError(SynthError):
+    """An option the synthesizer cannot use (exit 2; tracelab.errors)."""
+
+
+def _time(option: str, text: str) -> float:
     from tracelab.trex.plan import PlanError, parse_time
 
     try:
         return parse_time(text)
     except PlanError as e:
-        raise SynthError(str(e)) from None
+        raise UsageError(f"{option} {text!r}: {e}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -113,91 +126,82 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     a = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    from tracelab_models.outputs import OutputError
     from tracelab_models.profile import ProfileError
-    from tracelab_models.workload import load
 
     try:
-        model = load(a.model)
-        legacy_opts = [k for k, v in LEGACY_DEFAULTS.items() if getattr(a, k) != v]
-        if not a.legacy and not legacy_opts and model.get("traffic"):
-            return _chain(a, model)
-        if a.duration or a.local:
-            raise SynthError("--duration and --local need the current writer (drop --legacy and the legacy options)")
-        rtts = {}
-        for item in a.rtt:
-            scope, sep, value = item.partition("=")
-            if not sep or scope not in ("intranet", "internet"):
-                raise SynthError(f"--rtt {item!r}: expected intranet=T or internet=T, e.g. internet=30ms")
-            rtts[scope] = _time(value)
-        if a.clients < 1 or a.servers < 1:
-            raise SynthError("--clients and --servers: at least 1")
-        opts = Options(
-            connections=a.connections,
-            seed=a.seed,
-            udp_share=a.udp_share,
-            local_rtt_fraction=a.local_rtt_fraction,
-            clients=a.clients,
-            servers=a.servers,
-            max_packets=a.max_packets,
-            rtt_s=rtts,
-        )
-        t0 = time.monotonic()
-        trace = synthesize(model, opts)
-        a.output.parent.mkdir(parents=True, exist_ok=True)
-        write_pcap(trace, a.output, a.snaplen)
+        summary = _run(a)
+    except UsageError as e:
+        return fail(USAGE, e)
     except (SynthError, ProfileError, ValueError) as e:
-        print(f"tracelab synth: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        print(f"tracelab synth: {e.filename or a.output}: {e.strerror}", file=sys.stderr)
-        return 1
-    if a.truth:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        a.truth.parent.mkdir(parents=True, exist_ok=True)
-        pq.write_table(pa.table(trace.connections), a.truth)
-    summary = {
-        **trace.summary,
-        "model": str(a.model),
-        "output": str(a.output),
-        "wall_s": round(time.monotonic() - t0, 3),
-    }
+        return fail(INPUT, e)
+    except OutputError as e:
+        return fail(e.status, e)
     if not a.quiet:
         print(json.dumps(summary, indent=2))
     return 0
 
 
-def _chain(a, model) -> int:
-    from . import chain
+def _run(a: argparse.Namespace) -> dict:
+    """Writes the pcap (and the truth): both whole, or neither replaced."""
+    from tracelab_models.workload import load
 
     t0 = time.monotonic()
-    try:
-        opts = chain.ChainOptions(
-            seed=a.seed,
-            duration_s=_time(a.duration) if a.duration else None,
-            local=[p for item in a.local for p in item.split(",") if p],
-            max_packets=a.max_packets,
-        )
-        a.output.parent.mkdir(parents=True, exist_ok=True)
-        planned = chain.plan(model, opts)
-        summary = chain.write(model, opts, a.output, a.snaplen, planned)
-        if a.truth:
+    model = load(a.model)
+    legacy_opts = [k for k, v in LEGACY_DEFAULTS.items() if getattr(a, k) != v]
+    with contextlib.ExitStack() as outputs:
+        pcap_tmp = outputs.enter_context(atomic_file(a.output, "pcap"))
+        truth_tmp = outputs.enter_context(atomic_file(a.truth, "ground truth")) if a.truth else None
+        if not a.legacy and not legacy_opts and model.get("traffic"):
+            summary, truth = _chain(a, model, pcap_tmp)
+        else:
+            summary, truth = _legacy(a, model, pcap_tmp)
+        if truth_tmp is not None:
             import pyarrow as pa
             import pyarrow.parquet as pq
 
-            a.truth.parent.mkdir(parents=True, exist_ok=True)
-            pq.write_table(pa.table(chain.truth(planned)), a.truth)
-    except (SynthError, ValueError) as e:
-        print(f"tracelab synth: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        print(f"tracelab synth: {e.filename or a.output}: {e.strerror}", file=sys.stderr)
-        return 1
-    if not a.quiet:
-        summary = {**summary, "model": str(a.model), "output": str(a.output), "wall_s": round(time.monotonic() - t0, 3)}
-        print(json.dumps(summary, indent=2))
-    return 0
+            pq.write_table(pa.table(truth()), truth_tmp)
+    return {**summary, "model": str(a.model), "output": str(a.output), "wall_s": round(time.monotonic() - t0, 3)}
+
+
+def _legacy(a: argparse.Namespace, model: dict, path: Path):
+    if a.duration or a.local:
+        raise UsageError("--duration and --local need the current writer (drop --legacy and the legacy options)")
+    rtts = {}
+    for item in a.rtt:
+        scope, sep, value = item.partition("=")
+        if not sep or scope not in ("intranet", "internet"):
+            raise UsageError(f"--rtt {item!r}: expected intranet=T or internet=T, e.g. internet=30ms")
+        rtts[scope] = _time("--rtt", value)
+    if a.clients < 1 or a.servers < 1:
+        raise UsageError("--clients and --servers: at least 1")
+    opts = Options(
+        connections=a.connections,
+        seed=a.seed,
+        udp_share=a.udp_share,
+        local_rtt_fraction=a.local_rtt_fraction,
+        clients=a.clients,
+        servers=a.servers,
+        max_packets=a.max_packets,
+        rtt_s=rtts,
+    )
+    trace = synthesize(model, opts)
+    write_pcap(trace, path, a.snaplen)
+    return trace.summary, lambda: trace.connections
+
+
+def _chain(a: argparse.Namespace, model: dict, path: Path):
+    from . import chain
+
+    opts = chain.ChainOptions(
+        seed=a.seed,
+        duration_s=_time("--duration", a.duration) if a.duration else None,
+        local=[p for item in a.local for p in item.split(",") if p],
+        max_packets=a.max_packets,
+    )
+    planned = chain.plan(model, opts)
+    summary = chain.write(model, opts, path, a.snaplen, planned)
+    return summary, lambda: chain.truth(planned)
 
 
 if __name__ == "__main__":
