@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+import tempfile
 from importlib import resources
 from pathlib import Path
 
@@ -31,7 +32,7 @@ import jsonschema
 import numpy as np
 import pyarrow.compute as pc
 
-from . import __version__
+from . import __version__, zeeklog
 from . import schema as S
 from .distributions import fit_all
 from .profile import ProfileError, column, read_summary, read_table, sample_connections
@@ -215,6 +216,22 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0) -> dict:
     }
     model = _finite(model)
     validate(model, str(profile_dir))
+    return model
+
+
+def derive_input(source, local: list[str], max_fit_samples: int = 100_000, seed: int = 0) -> dict:
+    """The model of a profile directory, or of Zeek conn logs (a file or a directory of
+    rotated ones, zeeklog.py) read as a profile; `local` is for Zeek logs only."""
+    if zeeklog.is_profile(source):
+        if local:
+            raise ValueError(f"{source}: --local is for Zeek logs; a profile has its locality already")
+        return derive(source, max_fit_samples, seed)
+    with tempfile.TemporaryDirectory(prefix="tracelab-zeek-") as tmp:
+        summary = zeeklog.to_profile(source, local, tmp)
+        model = derive(tmp, max_fit_samples, seed)
+    model["provenance"]["profile_dir"] = str(source)
+    model["provenance"]["input"] = summary["input"]
+    validate(model, str(source))
     return model
 
 
