@@ -3,7 +3,7 @@
 #   make test    set up (with the test oracles), build, run every test suite
 # See docs/CONTRIBUTING.md for building and testing one part alone.
 
-.PHONY: demo test lint setup build ns3 baselines bench bench-analyzer bench-cores clean help
+.PHONY: demo test lint setup build ns3 baselines bench bench-analyzer bench-cores bench-engine clean help
 
 help:
 	@sed -n '2,4p' Makefile
@@ -35,13 +35,19 @@ lint: setup
 baselines: build
 	.venv/bin/python tests/golden.py --update
 
-bench: bench-analyzer bench-cores
+# Every performance figure beside its reference (floor, budget, real time)
+# as a ratio; JSON with machine and commit in build/bench/ (scripts/bench.py).
+bench: build
+	.venv/bin/python scripts/bench.py
 
 bench-analyzer: build
-	bash analyzer/bench/run.sh
+	.venv/bin/python scripts/bench.py --only analyzer
 
 bench-cores: build
-	@for b in build/click-elements/*_bench; do [ -x "$$b" ] && "$$b"; done
+	.venv/bin/python scripts/bench.py --only cores
+
+bench-engine: build
+	.venv/bin/python scripts/bench.py --only engine
 
 clean:
 	rm -rf build out analyzer/target

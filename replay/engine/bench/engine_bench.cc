@@ -4,7 +4,11 @@
 // where Click and the tracelab package are installed, beside Click
 // `--simtime` running the equivalent package configuration.
 //
-//   engine_bench [virtual_seconds=1] [element ...]
+//   engine_bench [--json PATH] [virtual_seconds=1] [element ...]
+//
+// Without elements it runs every element of the engine at its defaults
+// (300-packet buffers). --json also writes the engine rows as JSON
+// (scripts/bench.py reads it).
 //
 // A real-time factor >= 1 means one virtual second took at most one second.
 // RTF_cpu divides by CPU time instead of wall time: on a shared machine the
@@ -31,6 +35,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -44,6 +49,8 @@ namespace {
 
 constexpr Time kGap = 67200;  // ps: 64 B + 20 B at 10 Gb/s
 constexpr uint32_t kFlows = 1000;
+// Real time with room to spare: one virtual second in at most 2/3 s of CPU.
+constexpr double kTargetRtf = 1.5;
 
 bool is_file(const std::string& p) {
   struct stat st;
@@ -206,27 +213,74 @@ void click_rows(const std::vector<std::string>& elements, double seconds) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const double seconds = argc > 1 ? std::atof(argv[1]) : 1.0;
+  double seconds = 1.0;
+  const char* json_path = nullptr;
   std::vector<std::string> elements;
-  for (int i = 2; i < argc; ++i) elements.push_back(argv[i]);
-  if (elements.empty()) elements = {"fifo(capacity=300)", "efd(capacity=300)", "chutq(policy=dcf)"};
+  int positional = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+      json_path = argv[++i];
+    } else if (positional++ == 0) {
+      seconds = std::atof(argv[i]);
+    } else {
+      elements.push_back(argv[i]);
+    }
+  }
+  // Every element of the engine, at the spec's default parameters.
+  if (elements.empty())
+    elements = {"fifo(capacity=300)",
+                "efd(capacity=300)",
+                "pefd(capacity=300)",
+                "efdack(capacity=300)",
+                "run2c(capacity=300)",
+                "run2cack(capacity=300)",
+                "sift(capacity=300)",
+                "xprotect(capacity=300)",
+                "las(capacity=300)",
+                "lasack(capacity=300)",
+                "lars(capacity=300)",
+                "scfq(capacity=300)",
+                "ncq",
+                "ncqplus",
+                "basicq",
+                "chumq",
+                "chutq(policy=dcf)",
+                "mtqqtl"};
   if (!(seconds > 0)) {
     std::fprintf(stderr, "engine_bench: virtual_seconds must be positive\n");
     return 2;
   }
   const Time stop = static_cast<Time>(seconds * 1e12);
   std::printf("%-44s %12s %10s %10s %8s %10s %8s\n", "element", "packets", "wall_s", "Mpps", "RTF", "cpu_s", "RTF_cpu");
+  std::string json = "{\"virtual_seconds\": " + std::to_string(seconds) +
+                     ", \"target_rtf\": " + std::to_string(kTargetRtf) + ", \"elements\": [";
   try {
     for (const std::string& element : elements) {
       // 64 B + 20 B overhead at 10 Gb/s: one packet every 67.2 ns, exactly.
       const Outcome o =
           run_engine("cbr(interval=67200ps, size=64, flows=1000, stop=" + std::to_string(stop) + "ps)", element, {});
       print_row(element, o.offered, o.wall, o.cpu, seconds);
+      char row[320];
+      std::snprintf(row, sizeof row,
+                    "%s{\"element\": \"%s\", \"packets\": %llu, \"wall_s\": %.6f, \"cpu_s\": %.6f, "
+                    "\"rtf\": %.3f, \"rtf_cpu\": %.3f}",
+                    json.back() == '[' ? "" : ", ", element.c_str(), static_cast<unsigned long long>(o.offered), o.wall,
+                    o.cpu, seconds / o.wall, seconds / o.cpu);
+      json += row;
     }
+    std::printf("target: RTF_cpu >= %.1f for every element (10 Gb/s of 64 B packets, 14.88 Mpps)\n", kTargetRtf);
     click_rows(elements, seconds);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "engine_bench: %s\n", e.what());
     return 1;
+  }
+  json += "]}\n";
+  if (json_path != nullptr) {
+    std::FILE* f = std::fopen(json_path, "w");
+    if (f == nullptr || std::fputs(json.c_str(), f) < 0 || std::fclose(f) != 0) {
+      std::fprintf(stderr, "engine_bench: cannot write %s\n", json_path);
+      return 4;
+    }
   }
   return 0;
 }

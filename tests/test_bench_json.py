@@ -1,0 +1,59 @@
+"""The benchmarks' JSON is what `make bench` (scripts/bench.py) reads: each
+benchmark binary, run at a tiny size, writes the keys the aggregator uses,
+and the aggregator's ratios point the right way (<= 1 meets a target, for
+costs and for real-time factors alike). No time is asserted."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from support import ROOT
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import bench
+
+
+def test_core_bench_json_has_every_core_with_its_budget(tmp_path):
+    if not bench.CORE_BENCH.exists():
+        pytest.skip("SKIPPED (core_bench not built: scripts/setup.sh)")
+    out = tmp_path / "cores.json"
+    subprocess.run(
+        [str(bench.CORE_BENCH), "--quick", "--once", "--only", "NCQ", "--json", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    doc = json.loads(out.read_text())
+    names = [c["core"] for c in doc["cores"]]
+    assert names == ["FIFO", "NCQ+"]
+    for c in doc["cores"]:
+        assert c["ns_64B"] > 0 and c["ns_1500B"] > 0
+        assert c["budget_ns_64B"] == 20
+
+
+def test_engine_bench_json_has_a_real_time_factor_per_element(tmp_path):
+    if not bench.ENGINE_BENCH.exists():
+        pytest.skip("SKIPPED (engine_bench not built: scripts/setup.sh)")
+    out = tmp_path / "engine.json"
+    subprocess.run(
+        [str(bench.ENGINE_BENCH), "--json", str(out), "0.002", "fifo(capacity=300)", "las(capacity=300)"],
+        check=True,
+        capture_output=True,
+    )
+    doc = json.loads(out.read_text())
+    assert [e["element"] for e in doc["elements"]] == ["fifo(capacity=300)", "las(capacity=300)"]
+    for e in doc["elements"]:
+        # 2 ms of a full 10 Gb/s link of 64-byte packets, one every 67.2 ns.
+        assert e["packets"] == 2_000_000_000 // 67_200 + 1
+        assert e["rtf_cpu"] == pytest.approx(0.002 / e["cpu_s"], rel=0.01)
+
+
+def test_ratios_meet_a_target_at_or_below_one():
+    cost = bench.row("core X ns", 30.0, "budget", 40.0, 1.0)
+    assert cost["ratio"] == pytest.approx(0.75) and cost["met"] is True
+    slow = bench.row("engine X RTF", 1.2, "target", 1.5, 1.0, higher_is_better=True)
+    assert slow["ratio"] == pytest.approx(1.25) and slow["met"] is False
+    peer = bench.row("vs tshark", 1.0, "tshark", 30.0, None)
+    assert peer["met"] is None
