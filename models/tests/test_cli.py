@@ -62,3 +62,22 @@ def test_help_has_an_example(capsys):
             main(["--help"])
         assert e.value.code == 0
     assert capsys.readouterr().out.count("examples:") == 2
+
+
+def test_model_derive_reads_a_gzipped_zeek_conn_log(tmp_path, capsys):
+    import gzip
+    from pathlib import Path
+
+    log = Path(__file__).resolve().parents[2] / "datasets/public/zeek-baselines/wikipedia/baseline/opt.basic/conn.log"
+    gz = tmp_path / "conn.2026-11-25-10-00-00.log.gz"
+    gz.write_bytes(gzip.compress(log.read_bytes()))
+    out = tmp_path / "m.json"
+    assert model_main(["derive", str(gz), "--local", "141.142.0.0/16", "-o", str(out)]) == 0
+    assert "absent: legacy.rtt_s" in capsys.readouterr().out
+    model = json.loads(out.read_text())
+    assert model["provenance"]["input"]["files"] == [str(gz)] and model["flows"]["connections"] == 34
+    assert model_main(["derive", str(tmp_path), "-o", str(out)]) == 0  # the directory of its rotated logs
+    capsys.readouterr()
+    (tmp_path / "empty").mkdir()
+    assert model_main(["derive", str(tmp_path / "empty"), "-o", str(out)]) == 3
+    assert "no conn.log" in capsys.readouterr().err

@@ -35,6 +35,7 @@ labels.csv: lines 'host,role' with role server or client."""
 
 _MODEL_EXAMPLES = """examples:
   tracelab model derive PROFILE_DIR -o trace.model.json
+  tracelab model derive zeek/conn.log --local 10.0.0.0/8 -o trace.model.json  # or .log.gz, JSON, a log dir
   tracelab model validate trace.model.json
   tracelab model fit PROFILE_DIR --variable flow-size --qq qq.png"""
 
@@ -173,8 +174,16 @@ def model_main(argv: list[str]) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = ap.add_subparsers(dest="cmd", required=True)
-    d = sub.add_parser("derive", help="derive the legacy, topological and apps models of a profile")
-    d.add_argument("profile", metavar="PROFILE_DIR")
+    d = sub.add_parser(
+        "derive",
+        help="derive the legacy, topological and apps models of a profile or of Zeek conn logs",
+        description="Derive a workload model from an analyzer profile, or from a Zeek conn.log (TSV or JSON "
+        "lines, gzipped or not) or a directory of rotated conn logs. A conn.log has no packets: its model "
+        "has no RTTs, trains, warm-ups, pacing or packet sizes (provenance.input.absent; docs/zeek.md).",
+    )
+    d.add_argument("profile", metavar="PROFILE_DIR|CONN_LOG|LOG_DIR")
+    d.add_argument("--local", action="append", default=[], metavar="PREFIX",
+                   help="local network of a Zeek log (repeatable); default: its local_orig/local_resp")  # fmt: skip
     d.add_argument("-o", "--output", required=True, metavar="MODEL_JSON")
     d.add_argument("--max-fit-samples", type=int, default=100_000, metavar="N")
     d.add_argument("--seed", type=int, default=0)
@@ -187,12 +196,15 @@ def model_main(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     try:
         if args.cmd == "derive":
-            m = workload.derive(args.profile, args.max_fit_samples, args.seed)
+            local = [p for item in args.local for p in item.split(",") if p]
+            m = workload.derive_input(args.profile, local, args.max_fit_samples, args.seed)
             workload.validate(m, str(args.output))  # save() checks again, but names the temporary file
             with atomic_file(args.output, "workload model") as tmp:
                 workload.save(m, tmp)
             t = m["topological"]
             print(f"{args.output}: shares {json.dumps(t['shares'])}; link delays (s) {json.dumps(t['link_delays_s'])}")
+            if "input" in m["provenance"]:
+                print(f"from a Zeek conn.log, absent: {'; '.join(m['provenance']['input']['absent']['model'])}")
         elif args.cmd == "validate":
             try:
                 workload.load(args.model)
