@@ -154,7 +154,7 @@ def test_out_of_range_parameters_are_refused(tmp_path, datasets, capsys, element
 
 def test_missing_input_is_an_error_not_a_crash(tmp_path, capsys):
     rc = main(["run", "--pcap", str(tmp_path / "nope.pcap"), "-o", str(tmp_path / "r")])
-    assert rc == 1
+    assert rc == 3  # an input it cannot read
     assert "nope.pcap" in capsys.readouterr().err
 
 
@@ -174,6 +174,61 @@ def test_sweep_over_a_grid(tmp_path):
         expect = rho * 1.2e6 / (2 * (1 - rho))
         assert r["all.queue_delay_mean_ps"] == pytest.approx(expect, rel=0.1)
     assert (tmp_path / "s" / "load=0.5" / "metrics.json").is_file()
+
+
+def _sweep_lines(capsys) -> dict[str, str]:
+    """Each run's progress line of a sweep, by label: 'reused' or a wall time."""
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("[")]
+    return {ln.split("] ", 1)[1].split(":", 1)[0]: ln for ln in lines}
+
+
+def test_sweep_resume_reuses_only_runs_with_the_same_config_hash(tmp_path, datasets, capsys):
+    (tmp_path / "t.pcap").write_bytes((datasets / TRACE).read_bytes())
+    config = tmp_path / "sweep.yaml"
+    text = (
+        "sources: ['poisson(load={load}, size=1500, count=2000, seed=5)', 'pcap(path=t.pcap, speed=2)']\n"
+        "nodes: [{element: 'fifo(capacity=100)', rate: 10G}]\n"
+        "grid: {load: [0.2, 0.5]}\n"
+    )
+    config.write_text(text)
+    out = tmp_path / "s"
+    assert main(["sweep", str(config), "-o", str(out)]) == 0
+    first = {d: (out / d / "metrics.json").read_bytes() for d in ("load=0.2", "load=0.5")}
+    hashes = {json.loads(b)["config_hash"] for b in first.values()}
+    assert len(hashes) == 2 and all(len(h) == 64 for h in hashes)
+    capsys.readouterr()
+    # The same sweep: every run is reused, byte for byte.
+    assert main(["sweep", str(config), "-o", str(out), "--resume"]) == 0
+    lines = _sweep_lines(capsys)
+    assert all(ln.endswith("reused") for ln in lines.values()) and len(lines) == 2
+    assert {d: (out / d / "metrics.json").read_bytes() for d in first} == first
+    # A change outside the grid (the link rate) changes every run's key: all rerun.
+    config.write_text(text.replace("rate: 10G", "rate: 1G"))
+    assert main(["sweep", str(config), "-o", str(out), "--resume"]) == 0
+    assert not any(ln.endswith("reused") for ln in _sweep_lines(capsys).values())
+    assert json.loads((out / "load=0.2" / "metrics.json").read_text())["config"]["nodes"][0]["rate"] == "1G"
+    # A changed input pcap (same path) reruns, and so does a run whose key differs.
+    config.write_text(text)
+    assert main(["sweep", str(config), "-o", str(out)]) == 0
+    capsys.readouterr()
+    doc = json.loads((out / "load=0.5" / "metrics.json").read_text())
+    doc["config_hash"] = "0" * 64
+    (out / "load=0.5" / "metrics.json").write_text(json.dumps(doc))
+    assert main(["sweep", str(config), "-o", str(out), "--resume"]) == 0
+    lines = _sweep_lines(capsys)
+    assert lines["load=0.2"].endswith("reused") and not lines["load=0.5"].endswith("reused")
+    with open(tmp_path / "t.pcap", "ab") as fh:
+        fh.write(b"\0" * 16)  # one more (empty) record: the same path, other contents
+    assert main(["sweep", str(config), "-o", str(out), "--resume"]) == 0
+    assert not any(ln.endswith("reused") for ln in _sweep_lines(capsys).values())
+
+
+def test_sweep_without_resume_reruns_everything(tmp_path, capsys):
+    config = tmp_path / "sweep.yaml"
+    config.write_text("sources: ['poisson(load={load}, size=1500, count=500, seed=5)']\ngrid: {load: [0.3]}\n")
+    assert main(["sweep", str(config), "-o", str(tmp_path / "s")]) == 0
+    assert main(["sweep", str(config), "-o", str(tmp_path / "s")]) == 0
+    assert not any(ln.endswith("reused") for ln in _sweep_lines(capsys).values())
 
 
 def test_sweep_placeholder_errors(tmp_path, capsys):

@@ -6,19 +6,30 @@
 
 Outputs: DIR/metrics.json (the full configuration and every metric),
 DIR/packets.parquet with one row per packet (--detail), and the delivered
-packets as a pcap (--out-pcap).
+packets as a pcap (--out-pcap). DIR, the pcap and a sweep's DIR are written
+whole or not at all (tracelab_models.outputs). Exit statuses (tracelab.errors):
+2 a bad option, spec or configuration, 3 an unreadable input, 4 an output it
+cannot write, 5 an engine bug.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import hashlib
+import json
+import mmap
+import shutil
+import struct
 import sys
 from pathlib import Path
 from typing import Any
 
 import tracelab_engine as engine
+from tracelab_models.outputs import OutputError, atomic_dir, atomic_file
 
 from .. import __version__
+from ..errors import INPUT, INTERNAL, OUTPUT, USAGE, fail
 from . import config as cfgmod
 from . import model_source
 from .output import summary_lines, write_detail, write_metrics, write_sweep
@@ -42,8 +53,10 @@ EPILOG_SWEEP = """A sweep spec is a run configuration whose strings hold placeho
 `{name}`, plus `grid:` mapping each name to its values (elements x parameters x
 loads x seeds); --grid NAME=V1,V2,... replaces one name's values. Every
 combination runs in the engine; each goes to DIR/<name=value,...>/metrics.json
-(with its full configuration) and one row per run to DIR/sweep.parquet and
-sweep.json.
+(with its full configuration and config_hash, the hash of everything its result
+depends on) and one row per run to DIR/sweep.parquet and sweep.json. DIR is
+replaced whole when the sweep ends; --resume reuses the runs of the previous DIR
+whose config_hash is the run's and reruns the others.
 
 examples:
   tracelab replay sweep replay/sweeps/efd-vs-fifo.yaml -o out/sweep
@@ -223,20 +236,46 @@ def per_node(values: list[str], n: int, option: str, default: str) -> list[str]:
     return values
 
 
+def is_run_dir(path: Path) -> bool:
+    return (path / "metrics.json").is_file()
+
+
+def is_sweep_dir(path: Path) -> bool:
+    return (path / "sweep.json").is_file()
+
+
 def cmd_run(ns: argparse.Namespace) -> int:
     cfg, notes = build_config(ns)
-    if ns.out_pcap:
-        cfg["out_pcap"] = str(ns.out_pcap)
     cfg["detail"] = bool(ns.detail)
-    metrics = engine.run(cfg)
-    detail = metrics.pop("detail", None)
-    if ns.model:
-        metrics["workload_model"] = {"path": str(ns.model), "notes": notes}
     out = ns.output
-    out.mkdir(parents=True, exist_ok=True)
-    write_metrics(out / "metrics.json", cfg, metrics, argv=ns.argv)
-    if detail is not None:
-        write_detail(out / "packets.parquet", detail)
+    # The run directory and the delivered pcap are written whole or not at all;
+    # a pcap asked for inside the directory is written with it.
+    with contextlib.ExitStack() as outputs:
+        staged = outputs.enter_context(atomic_dir(out, "replay run", owns=is_run_dir))
+        pcap_tmp = None
+        if ns.out_pcap:
+            inside = _relative_to(ns.out_pcap, out)
+            if inside is not None:
+                pcap_tmp = staged / inside
+                pcap_tmp.parent.mkdir(parents=True, exist_ok=True)
+            else:
+                pcap_tmp = outputs.enter_context(atomic_file(ns.out_pcap, "delivered packets"))
+            cfg["out_pcap"] = str(pcap_tmp)
+        try:
+            metrics = engine.run(cfg)
+        except RuntimeError as e:
+            if pcap_tmp is not None:
+                raise RuntimeError(str(e).replace(str(pcap_tmp), str(ns.out_pcap))) from e
+            raise
+        if ns.out_pcap:
+            cfg["out_pcap"] = str(ns.out_pcap)
+            check_pcap(pcap_tmp, ns.out_pcap, metrics["overall"]["delivered"])
+        detail = metrics.pop("detail", None)
+        if ns.model:
+            metrics["workload_model"] = {"path": str(ns.model), "notes": notes}
+        write_metrics(staged / "metrics.json", cfg, metrics, argv=ns.argv)
+        if detail is not None:
+            write_detail(staged / "packets.parquet", detail)
     if not ns.quiet:
         for note in notes:
             print(f"model: {note}")
@@ -248,6 +287,30 @@ def cmd_run(ns: argparse.Namespace) -> int:
             + (f", {ns.out_pcap}" if ns.out_pcap else "")
         )
     return 0
+
+
+def _relative_to(path: Path, directory: Path) -> Path | None:
+    try:
+        return path.resolve().relative_to(directory.resolve())
+    except ValueError:
+        return None
+
+
+def check_pcap(written: Path, final: Path, delivered: int) -> None:
+    """The engine does not report its pcap writer's errors (libpcap buffers
+    them): reads the file back, record by record, and checks that it holds
+    every delivered packet, so a full disk cannot leave a short pcap."""
+    size = written.stat().st_size
+    off, records = 24, 0
+    if size >= off:
+        with open(written, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            while off + 16 <= size:
+                off += 16 + struct.unpack_from("<I", m, off + 8)[0]
+                records += 1
+    if off != size or records != delivered:
+        raise OutputError(
+            "delivered packets", final, f"the pcap holds {records} whole records of {delivered} delivered packets"
+        )
 
 
 def cmd_sweep(ns: argparse.Namespace) -> int:
@@ -266,23 +329,80 @@ def cmd_sweep(ns: argparse.Namespace) -> int:
             raise cfgmod.ConfigError(f"--grid {item!r}: expected NAME=V1,V2,...")
         grid[name] = values.split(",")
     runs = cfgmod.expand_grid(base, grid)
-    rows = []
-    for i, (point, cfg) in enumerate(runs, 1):
-        label = ",".join(f"{k}={v}" for k, v in point.items()) or "run"
-        metrics = engine.run(cfg)
-        metrics.pop("detail", None)
-        write_metrics(ns.output / label / "metrics.json", cfg, metrics, argv=ns.argv)
-        rows.append((point, metrics))
-        if not ns.quiet:
-            o = metrics["overall"]
-            print(
-                f"[{i}/{len(runs)}] {label}: offered {o['offered']}, delivered {o['delivered']}, "
-                f"dropped {o['dropped_total']}, R_v {o['r_v']:.4f}, wall {metrics['timing']['wall_seconds']:.2f} s"
-            )
-    write_sweep(ns.output, rows)
+    keys = RunKeys()
+    rows, reused = [], 0
+    # The sweep directory is replaced whole at the end: an interrupted sweep
+    # leaves the previous one as it was, which --resume then reuses.
+    with atomic_dir(ns.output, "sweep", owns=is_sweep_dir) as staged:
+        for i, (point, cfg) in enumerate(runs, 1):
+            label = ",".join(f"{k}={v}" for k, v in point.items()) or "run"
+            key = keys.of(cfg)
+            previous = reusable_run(ns.output / label, key) if ns.resume else None
+            if previous is not None:
+                shutil.copytree(ns.output / label, staged / label)
+                metrics, reused = previous, reused + 1
+            else:
+                metrics = engine.run(cfg)
+                metrics.pop("detail", None)
+                write_metrics(staged / label / "metrics.json", cfg, metrics, argv=ns.argv, config_hash=key)
+            rows.append((point, metrics))
+            if not ns.quiet:
+                o = metrics["overall"]
+                print(
+                    f"[{i}/{len(runs)}] {label}: offered {o['offered']}, delivered {o['delivered']}, "
+                    f"dropped {o['dropped_total']}, R_v {o['r_v']:.4f}, "
+                    + ("reused" if previous is not None else f"wall {metrics['timing']['wall_seconds']:.2f} s")
+                )
+        write_sweep(staged, rows)
     if not ns.quiet:
-        print(f"wrote {ns.output / 'sweep.parquet'} and {len(rows)} metrics.json")
+        print(
+            f"wrote {ns.output / 'sweep.parquet'} and {len(rows)} metrics.json"
+            + (f" ({reused} reused from the previous sweep)" if ns.resume else "")
+        )
     return 0
+
+
+class RunKeys:
+    """The key of a run: a hash of everything its result depends on — its full
+    engine configuration (elements, sources, links, seeds, classes), the
+    contents of the pcaps it reads, and the code (the tracelab version and the
+    engine module's bytes, so a rebuilt engine reruns everything)."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, str] = {}
+        self._code = f"{__version__}:{self._file_digest(engine.__file__)}"
+
+    def _file_digest(self, path: str) -> str:
+        if path not in self._files:
+            h = hashlib.sha256()
+            try:
+                with open(path, "rb") as fh:
+                    while chunk := fh.read(1 << 20):
+                        h.update(chunk)
+                self._files[path] = h.hexdigest()
+            except OSError as e:  # the engine reports it when the run reads it
+                self._files[path] = f"unreadable: {e.strerror}"
+        return self._files[path]
+
+    def of(self, cfg: dict[str, Any]) -> str:
+        files = {}
+        for source in cfg.get("sources", []):
+            name, params = engine.parse_spec(source)
+            if name == "pcap":
+                path = dict(params).get("path", "")
+                files[path] = self._file_digest(path)
+        doc = {"config": cfg, "files": files, "code": self._code}
+        return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
+def reusable_run(directory: Path, key: str) -> dict[str, Any] | None:
+    """The metrics of a previous run if it is complete and has the same key."""
+    try:
+        doc = json.loads((directory / "metrics.json").read_text())
+    except (OSError, ValueError):
+        return None
+    complete = isinstance(doc, dict) and doc.get("schema") == "tracelab.replay.metrics" and "overall" in doc
+    return doc if complete and doc.get("config_hash") == key else None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -327,6 +447,12 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--config", type=Path, metavar="FILE", help="the same as SPEC (older form)")
     sweep.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2,...")
     sweep.add_argument("-o", "--output", type=Path, required=True, metavar="DIR")
+    sweep.add_argument(
+        "--resume",
+        action="store_true",
+        help="reuse the runs of the previous sweep in DIR whose configuration, input pcaps and engine are the same "
+        "(their config_hash); run the others",
+    )
     sweep.add_argument("-q", "--quiet", action="store_true")
     return parser
 
@@ -346,14 +472,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return cmd_run(ns) if ns.command == "run" else cmd_sweep(ns)
     except (cfgmod.ConfigError, engine.SpecError) as e:
-        print(f"tracelab replay: {e}", file=sys.stderr)
-        return 2
+        return fail(USAGE, e)
     except engine.ConservationError as e:  # an engine or core bug: never a silent result
-        print(f"tracelab replay: internal error: {e}", file=sys.stderr)
-        return 3
-    except RuntimeError as e:  # unreadable input, unwritable output
-        print(f"tracelab replay: {e}", file=sys.stderr)
-        return 1
+        return fail(INTERNAL, f"internal error: {e}")
+    except OutputError as e:
+        return fail(e.status, e)
+    except RuntimeError as e:  # the engine's: an unreadable input, or its pcap unwritable
+        return fail(OUTPUT if str(e).startswith("cannot write") else INPUT, e)
 
 
 if __name__ == "__main__":

@@ -17,15 +17,19 @@ SCHEMA_VERSION = 1
 FATES = ["delivered", *engine.drop_reasons()]  # fate code 0, then 1 + DropReason
 
 
-def write_metrics(path: Path, config: dict[str, Any], metrics: dict[str, Any], argv: list[str]) -> None:
-    """metrics.json: what was run (the full engine configuration, the command)
-    and everything measured. Times are integers in picoseconds (`*_ps`)."""
+def write_metrics(
+    path: Path, config: dict[str, Any], metrics: dict[str, Any], argv: list[str], config_hash: str | None = None
+) -> None:
+    """metrics.json: what was run (the full engine configuration, the command;
+    in a sweep the run's key, config_hash) and everything measured. Times are
+    integers in picoseconds (`*_ps`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     doc = {
         "schema": "tracelab.replay.metrics",
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "tracelab", "version": __version__, "command": argv},
         "config": config,
+        **({"config_hash": config_hash} if config_hash else {}),
         **metrics,
     }
     path.write_text(json.dumps(doc, indent=2, sort_keys=False) + "\n")
