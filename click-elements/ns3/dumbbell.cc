@@ -11,11 +11,21 @@
 //   tl-ns3-dumbbell --qdisc='efd(th=30000)' --load=8e6 --duration=100 --out=DIR
 //
 // Writes DIR/flows.csv, one row per flow: size, start, completion (empty if
-// the flow did not finish by the end), response time, and the bytes and
-// packets of it the bottleneck queue disc dropped; and DIR/summary.json:
+// the flow did not finish by the end), response time, the bytes and
+// packets of it the bottleneck queue disc dropped, and its longest interval
+// without progress (the lock-out metric of E-THS-5: the longest gap between
+// its start and successive deliveries to the receiver, up to completion or
+// the end of the run); and DIR/summary.json:
 // the ns-3 version, the configuration, the queue disc's counters and its
 // flow-table size (time-weighted mean, max). The queue disc is the engine
 // spec string (TlParseSpec): 'fifo', 'efd(th=30000)', 'las', 'lars', ...
+//
+// Optional: a CBR flow (--cbrRate, E-THS-6) of --cbrSize-byte UDP/IP packets
+// from the first sender to the first receiver, from --cbrStart to the end of
+// the arrivals; summary.json then gives its packets sent, received and
+// dropped at the bottleneck and its inter-arrival times at the receiver.
+// --delay sets every link's propagation delay (0 for the M/G/1 setup of
+// E-THS-7).
 //
 // ns-3 details that matter: the root queue disc is installed before the
 // addresses are assigned (Ipv4AddressHelper::Assign installs its default
@@ -52,6 +62,8 @@ struct Flow {
   double done = -1;
   uint64_t received = 0;
   uint64_t lost_bytes = 0, lost_packets = 0;
+  double last_progress = 0;  // start, then the time of the latest delivery
+  double max_stall = 0;      // longest interval without progress
 };
 
 std::vector<Flow> g_flows;
@@ -67,14 +79,37 @@ uint16_t g_firstPort = 10000;
 
 void OnRx(uint32_t i, Ptr<const Packet> p, const Address&) {
   Flow& f = g_flows[i];
+  const double now = Simulator::Now().GetSeconds();
+  if (f.done < 0) {
+    f.max_stall = std::max(f.max_stall, now - f.last_progress);
+    f.last_progress = now;
+  }
   f.received += p->GetSize();
   if (f.done < 0 && f.received >= f.size) f.done = Simulator::Now().GetSeconds();
 }
 
-// A bottleneck drop: the flow is the TCP destination port of the data packet.
+// The CBR flow: packets sent, dropped at the bottleneck, arrival times.
+constexpr uint16_t kCbrPort = 9;
+struct Cbr {
+  uint64_t sent = 0, dropped = 0;
+  std::vector<double> arrivals;
+};
+Cbr g_cbr;
+
+void OnCbrTx(Ptr<const Packet>) { ++g_cbr.sent; }
+void OnCbrRx(Ptr<const Packet>, const Address&) { g_cbr.arrivals.push_back(Simulator::Now().GetSeconds()); }
+
+// A bottleneck drop: the flow is the TCP destination port of the data
+// packet, the CBR flow's the UDP port kCbrPort.
 void OnDrop(Ptr<const QueueDiscItem> item, const char*) {
   Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
-  if (!ip || ip->GetHeader().GetProtocol() != 6) return;
+  if (!ip) return;
+  if (ip->GetHeader().GetProtocol() == 17) {
+    UdpHeader udp;
+    if (ip->GetPacket()->PeekHeader(udp) != 0 && udp.GetDestinationPort() == kCbrPort) ++g_cbr.dropped;
+    return;
+  }
+  if (ip->GetHeader().GetProtocol() != 6) return;
   TcpHeader tcp;
   if (ip->GetPacket()->PeekHeader(tcp) == 0) return;
   const uint32_t port = tcp.GetDestinationPort();
@@ -130,6 +165,9 @@ int main(int argc, char** argv) {
   uint32_t seg = 1448;
   uint32_t seed = 1, run = 1;
   uint32_t hosts = 5;
+  std::string delay = "1ms";
+  double cbrRate = 0, cbrStart = 10;
+  uint32_t cbrSize = 1500;
   CommandLine cmd(__FILE__);
   cmd.AddValue("qdisc", "bottleneck queue disc, as an engine spec string (capacity 300 by default) [fifo]",
                MakeCallback(&SetSpec));
@@ -141,11 +179,19 @@ int main(int argc, char** argv) {
   cmd.AddValue("maxSeg", "largest flow, segments", maxSeg);
   cmd.AddValue("segment", "TCP segment size, bytes", seg);
   cmd.AddValue("hosts", "senders (and receivers)", hosts);
+  cmd.AddValue("delay", "propagation delay of every link", delay);
+  cmd.AddValue("cbrRate", "CBR flow, IP bits per second (0 = none)", cbrRate);
+  cmd.AddValue("cbrStart", "CBR flow start, seconds", cbrStart);
+  cmd.AddValue("cbrSize", "CBR packet size, IP bytes", cbrSize);
   cmd.AddValue("seed", "RNG seed", seed);
   cmd.AddValue("run", "RNG run", run);
   cmd.AddValue("out", "output directory (flows.csv, summary.json)", out);
   cmd.Parse(argc, argv);
   const std::string spec = g_spec;
+  if (cbrRate > 0 && (cbrSize < 29 || cbrStart >= duration)) {
+    std::fprintf(stderr, "tl-ns3-dumbbell: the CBR flow needs --cbrSize >= 29 and --cbrStart < --duration\n");
+    return 2;
+  }
   RngSeedManager::SetSeed(seed);
   RngSeedManager::SetRun(run);
 
@@ -158,10 +204,10 @@ int main(int argc, char** argv) {
   const uint64_t bottleneck = 10000000;
   PointToPointHelper access, core;
   access.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
-  access.SetChannelAttribute("Delay", StringValue("1ms"));
+  access.SetChannelAttribute("Delay", StringValue(delay));
   access.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1p"));
   core.SetDeviceAttribute("DataRate", DataRateValue(DataRate(bottleneck)));
-  core.SetChannelAttribute("Delay", StringValue("1ms"));
+  core.SetChannelAttribute("Delay", StringValue(delay));
   core.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1p"));
   PointToPointDumbbellHelper d(hosts, access, hosts, access, core);
   InternetStackHelper stack;
@@ -215,6 +261,7 @@ int main(int argc, char** argv) {
     f.dst = u->GetInteger(0, hosts - 1);
     f.size = uint64_t(sizes.Draw(u->GetValue())) * seg;
     f.start = t;
+    f.last_progress = t;
     f.port = uint16_t(g_firstPort + g_flows.size());
     if (f.port < g_firstPort) {
       std::fprintf(stderr, "tl-ns3-dumbbell: more than %u flows: shorten --duration\n", 65535u - g_firstPort);
@@ -234,10 +281,26 @@ int main(int argc, char** argv) {
     ApplicationContainer app = send.Install(d.GetLeft(f.src));
     app.Start(Seconds(f.start));
   }
+  if (cbrRate > 0) {
+    // OnOff's DataRate counts its payload: scaled so the IP packets make cbrRate.
+    const uint32_t payload = cbrSize - 28;
+    OnOffHelper cbr("ns3::UdpSocketFactory", InetSocketAddress(d.GetRightIpv4Address(0), kCbrPort));
+    cbr.SetConstantRate(DataRate(uint64_t(cbrRate * payload / cbrSize)), payload);
+    ApplicationContainer app = cbr.Install(d.GetLeft(0));
+    app.Start(Seconds(cbrStart));
+    app.Stop(Seconds(duration));
+    app.Get(0)->TraceConnectWithoutContext("Tx", MakeCallback(&OnCbrTx));
+    PacketSinkHelper sinkHelper("ns3::UdpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), kCbrPort));
+    ApplicationContainer sink = sinkHelper.Install(d.GetRight(0));
+    sink.Start(Seconds(0));
+    sink.Get(0)->TraceConnectWithoutContext("Rx", MakeCallback(&OnCbrRx));
+  }
   const double end = duration + drain;
   Simulator::Stop(Seconds(end));
   Simulator::Run();
   g_table.Set(0, g_table.value);
+  for (Flow& f : g_flows)
+    if (f.done < 0) f.max_stall = std::max(f.max_stall, end - f.last_progress);
 
   std::string mk = "mkdir -p '" + out + "'";
   if (std::system(mk.c_str()) != 0) {
@@ -245,7 +308,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::ofstream csv(out + "/flows.csv");
-  csv << "flow,src,dst,size_bytes,start_s,completion_s,response_s,lost_bytes,lost_packets\n";
+  csv << "flow,src,dst,size_bytes,start_s,completion_s,response_s,lost_bytes,lost_packets,max_stall_s\n";
   uint64_t done = 0;
   for (uint32_t i = 0; i < g_flows.size(); ++i) {
     const Flow& f = g_flows[i];
@@ -256,7 +319,7 @@ int main(int argc, char** argv) {
     } else {
       csv << ',';
     }
-    csv << ',' << f.lost_bytes << ',' << f.lost_packets << '\n';
+    csv << ',' << f.lost_bytes << ',' << f.lost_packets << ',' << f.max_stall << '\n';
   }
   const QueueDisc::Stats& s = qd->GetStats();
   const tracelab::Counters& c = DynamicCast<TlCoreQueueDisc>(qd)->GetCounters();
@@ -268,11 +331,12 @@ int main(int argc, char** argv) {
   };
   js << "{\n  \"ns3_version\": " << q(TL_NS3_VERSION) << ",\n  \"qdisc\": " << q(spec)
      << ",\n  \"type\": " << q(parsed.type_name) << ",\n  \"load_bps\": " << load << ",\n  \"duration_s\": " << duration
-     << ",\n  \"drain_s\": " << drain << ",\n  \"seed\": " << seed << ",\n  \"run\": " << run
-     << ",\n  \"alpha\": " << alpha << ",\n  \"min_segments\": " << minSeg << ",\n  \"max_segments\": " << maxSeg
-     << ",\n  \"mean_flow_bytes\": " << meanBytes << ",\n  \"segment\": " << seg << ",\n  \"flows\": " << g_flows.size()
-     << ",\n  \"completed\": " << done << ",\n  \"bottleneck\": {\"received\": " << s.nTotalReceivedPackets
-     << ", \"sent\": " << s.nTotalSentPackets << ", \"dropped\": " << s.nTotalDroppedPackets
+     << ",\n  \"drain_s\": " << drain << ",\n  \"delay\": " << q(delay) << ",\n  \"seed\": " << seed
+     << ",\n  \"run\": " << run << ",\n  \"alpha\": " << alpha << ",\n  \"min_segments\": " << minSeg
+     << ",\n  \"max_segments\": " << maxSeg << ",\n  \"mean_flow_bytes\": " << meanBytes << ",\n  \"segment\": " << seg
+     << ",\n  \"flows\": " << g_flows.size() << ",\n  \"completed\": " << done
+     << ",\n  \"bottleneck\": {\"received\": " << s.nTotalReceivedPackets << ", \"sent\": " << s.nTotalSentPackets
+     << ", \"dropped\": " << s.nTotalDroppedPackets
      << ", \"dropped_before_enqueue\": " << s.nTotalDroppedPacketsBeforeEnqueue
      << ", \"dropped_after_dequeue\": " << s.nTotalDroppedPacketsAfterDequeue << ", \"core_offered\": " << c.offered
      << ", \"core_served\": " << c.served << ", \"core_dropped\": " << c.dropped_total()
@@ -281,6 +345,24 @@ int main(int argc, char** argv) {
   if (dechunker)
     js << ",\n  \"dechunker\": {\"chunks\": " << dechunker->chunks << ", \"packets\": " << dechunker->packets
        << ", \"malformed\": " << dechunker->malformed << ", \"unroutable\": " << dechunker->unroutable << "}";
+  if (cbrRate > 0) {
+    // Inter-arrival times at the receiver: mean, CoV and quantiles.
+    std::vector<double> gaps;
+    for (size_t i = 1; i < g_cbr.arrivals.size(); ++i) gaps.push_back(g_cbr.arrivals[i] - g_cbr.arrivals[i - 1]);
+    double mean = 0, var = 0;
+    for (double g : gaps) mean += g;
+    if (!gaps.empty()) mean /= double(gaps.size());
+    for (double g : gaps) var += (g - mean) * (g - mean);
+    if (gaps.size() > 1) var /= double(gaps.size() - 1);
+    std::sort(gaps.begin(), gaps.end());
+    auto quantile = [&gaps](double p) { return gaps.empty() ? 0.0 : gaps[size_t(p * double(gaps.size() - 1))]; };
+    js << ",\n  \"cbr\": {\"rate_bps\": " << cbrRate << ", \"size\": " << cbrSize << ", \"start_s\": " << cbrStart
+       << ", \"sent\": " << g_cbr.sent << ", \"received\": " << g_cbr.arrivals.size()
+       << ", \"dropped\": " << g_cbr.dropped << ", \"interarrival\": {\"mean\": " << mean
+       << ", \"cov\": " << (mean > 0 ? std::sqrt(var) / mean : 0.0) << ", \"p01\": " << quantile(0.01)
+       << ", \"p50\": " << quantile(0.5) << ", \"p99\": " << quantile(0.99)
+       << ", \"max\": " << (gaps.empty() ? 0.0 : gaps.back()) << "}}";
+  }
   js << "\n}\n";
   std::printf(
       "ns-3 %s dumbbell %s, load %.1f Mb/s: %zu flows, %llu completed; bottleneck dropped %u of %u; "
