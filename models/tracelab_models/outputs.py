@@ -44,6 +44,18 @@ def _reason(e: OSError) -> str:
     return e.strerror or str(e)
 
 
+def _about_output(e: OSError, path: Path) -> bool:
+    """Whether an OSError raised while an output was written is about that
+    output (or says nothing about its file, as pyarrow's writers do), rather
+    than about an input read in the same block."""
+    if not e.filename:
+        return True
+    named = Path(os.path.abspath(e.filename))
+    out = Path(os.path.abspath(path))
+    siblings = named.parent == out.parent and named.name.startswith(f".{out.stem}.")
+    return named == out or out in named.parents or named in out.parents or siblings
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -104,6 +116,8 @@ def atomic_file(path: Path | str, what: str = "output") -> Iterator[Path]:
         _fsync(tmp)
         os.replace(tmp, path)
     except OSError as e:
+        if not _about_output(e, path):
+            raise
         raise OutputError(what, path, _reason(e)) from e
     finally:
         with contextlib.suppress(OSError):
@@ -130,6 +144,8 @@ def atomic_dir(path: Path | str, what: str = "output", owns: Callable[[Path], bo
         yield staged
         _replace_dir(staged, path)
     except OSError as e:
+        if not _about_output(e, path):
+            raise
         raise OutputError(what, path, _reason(e)) from e
     finally:
         with contextlib.suppress(OSError):

@@ -279,7 +279,7 @@ def test_fidelity_section_with_a_failure_and_no_profiles(inputs, tmp_path):
     assert '<td class="v-fail">fail</td>' in text and '<span class="badge fail">' in text
     assert "no original/ and synthetic/ profiles" in text and shown[0]["figure_ids"] == []
     (tmp_path / "f" / "fidelity.json").write_text(json.dumps({"schema": "other"}))
-    assert report_main([str(tmp_path / "f"), "-o", str(tmp_path / "x")]) == 2
+    assert report_main([str(tmp_path / "f"), "-o", str(tmp_path / "x")]) == 3
 
 
 def test_report_renders_in_headless_chromium(report, chromium, capsys):
@@ -333,12 +333,12 @@ def test_report_cli_png_and_errors(inputs, tmp_path, capsys):
     assert report_main([str(inputs / "r"), "-o", str(tmp_path / "again")]) == 0
     again = (tmp_path / "again" / "index.html").read_text()
     assert again == re.sub(r' <a href="[^"]+\.png">PNG</a>', "", text)
-    assert report_main([str(tmp_path), "-o", str(tmp_path / "x")]) == 2
+    assert report_main([str(tmp_path), "-o", str(tmp_path / "x")]) == 3
     assert "not a profile (connections.parquet), a run (metrics.json), a sweep" in capsys.readouterr().err
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "metrics.json").write_text("{")
-    assert report_main([str(broken), "-o", str(tmp_path / "y")]) == 2
+    assert report_main([str(broken), "-o", str(tmp_path / "y")]) == 3
     assert "metrics.json: not a readable metrics.json" in capsys.readouterr().err
 
 

@@ -1,5 +1,7 @@
 """`tracelab report`: one self-contained HTML page (inline SVG figures, no external
-resource) for analyzer profiles, replay runs, sweeps and fidelity comparisons."""
+resource) for analyzer profiles, replay runs, sweeps and fidelity comparisons.
+Exit statuses (tracelab.errors): 3 an input it cannot read or recognise, 4 a
+report it cannot write."""
 
 from __future__ import annotations
 
@@ -7,7 +9,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from tracelab_models.outputs import OutputError, atomic_dir
+
 from .. import __version__
+from ..errors import INPUT, fail
 from . import fidelity, profile, runs
 from .html import Page, style
 
@@ -27,8 +32,15 @@ example:
 
 def build(inputs: list[Path], out: Path, title: str = "tracelab report", png: bool = False) -> tuple[Path, list[dict]]:
     """Render every input into out/index.html (and out/NAME.png per figure with png);
-    returns the page and what each section showed (counts, for checks)."""
-    page = Page(out, title, png=png)
+    returns the page and what each section showed (counts, for checks). `out`
+    is replaced whole once the page is written (tracelab_models.outputs)."""
+    with atomic_dir(out, "report", owns=lambda d: (d / "index.html").is_file()) as staged:
+        page, shown = _render(inputs, Page(staged, title, png=png))
+        written = page.write(f"{len(inputs)} input(s), {len(page.figures)} figure(s); tracelab {__version__}")
+    return out / written.name, shown
+
+
+def _render(inputs: list[Path], page: Page) -> tuple[Page, list[dict]]:
     shown = []
     with style():
         for i, path in enumerate(inputs):
@@ -48,8 +60,7 @@ def build(inputs: list[Path], out: Path, title: str = "tracelab report", png: bo
                     "or a fidelity directory (fidelity.json)"
                 )
             shown[-1]["figure_ids"] = page.figures[before:]
-    n = len(page.figures)
-    return page.write(f"{len(inputs)} input(s), {n} figure(s); tracelab {__version__}"), shown
+    return page, shown
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,9 +76,12 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     try:
         path, shown = build(a.inputs, a.output, a.title, png=a.png)
-    except (runs.ReportError, ProfileError, OSError) as e:
-        print(f"tracelab report: {e}", file=sys.stderr)
-        return 2
+    except (runs.ReportError, ProfileError) as e:
+        return fail(INPUT, e)
+    except OutputError as e:
+        return fail(e.status, e)
+    except OSError as e:  # reading an input: writes end as OutputError
+        return fail(INPUT, f"cannot read {e.filename or 'an input'}: {e.strerror or e}")
     figures = sum(len(s["figure_ids"]) for s in shown)
     print(f"wrote {path} ({len(shown)} section(s), {figures} figure(s){', PNG files beside it' if a.png else ''})")
     return 0
