@@ -14,11 +14,10 @@ import argparse
 import csv
 import json
 import math
-import os
 import sys
 from pathlib import Path
 
-from .errors import INPUT, OUTPUT, USAGE, CommandError
+from .errors import INPUT, USAGE, CommandError
 
 TABLES = ("connections", "hosts", "load", "rtt", "trains", "warmups", "packet_sizes")
 
@@ -146,14 +145,10 @@ def _csv(rel) -> str:
 def _atomic(output: Path, write) -> None:
     """Writes through a temporary sibling renamed into place: the file is
     whole or absent, and a previous one stays until the new one is done."""
-    tmp = output.with_name(f".{output.name}.partial-{os.getpid()}")
-    try:
+    from tracelab_models.outputs import atomic_file
+
+    with atomic_file(output, "query result") as tmp:
         write(tmp)
-        os.replace(tmp, output)
-    except OSError as e:
-        raise CommandError(OUTPUT, f"cannot write {output}: {e.strerror or e}") from e
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def main(argv: list[str]) -> int:
