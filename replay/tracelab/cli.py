@@ -128,9 +128,10 @@ def build_parser(available: dict[str, Callable[[list[str]], int]]) -> argparse.A
         + "\n\nRun `tracelab COMMAND --help` for a command's options.\n\n"
         + "exit status: 0 success; 1 a negative result (e.g. a fidelity marginal failed); 2 usage (arguments,\n"
         + "options, element specs, config files); 3 input data (a trace, profile, model or log unreadable or\n"
-        + "invalid); 4 output (cannot write); 5 internal error. profile, query and fidelity use these, as does\n"
-        + "any error that escapes a command; roles, model, synth, replay and report still exit 1 or 2 for the\n"
-        + "errors they check themselves. Errors are one line on stderr; --debug (or TRACELAB_DEBUG=1) adds the\n"
+        + "invalid); 4 output (cannot write); 5 internal error; 130 Ctrl-C (SIGINT), 143 SIGTERM. profile,\n"
+        + "model, roles, synth, replay run/sweep, report, query and fidelity write their outputs whole or not\n"
+        + "at all: a failed or interrupted run leaves the previous ones as they were. Errors are one line on\n"
+        + "stderr, `tracelab: error: <what> (<file>): <reason>`; --debug (or TRACELAB_DEBUG=1) adds the\n"
         + "traceback.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
