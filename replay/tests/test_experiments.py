@@ -5,22 +5,29 @@ engine reproduces them."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
-from tracelab.replay.experiments import EXPERIMENTS
 from tracelab.replay.experiments import chunk_analytic as ca
-from tracelab.replay.experiments.__main__ import main as report_main
+from tracelab.replay.experiments.cli import main as experiments_main
+from tracelab.replay.experiments.outcome import Context
+from tracelab.replay.experiments.registry import EXPERIMENTS
 from tracelab.replay.experiments.runs import insertion_fraction
 
 
 def quick(name):
-    fn, _, scale = EXPERIMENTS[name]
-    return fn(scale) if scale is not None else fn()
+    e = EXPERIMENTS[name]
+    return e.run(e.quick, Context())
+
+
+def failed(outcome):
+    return [c for c in outcome.checks if not c.held]
 
 
 def held(outcome, prefix):
-    matching = [(w, h, d) for w, h, d in outcome.checks if w.startswith(prefix) or prefix in w]
+    matching = [c for c in outcome.checks if c.name.startswith(prefix) or prefix in c.name]
     assert matching, f"no check matching {prefix!r}"
-    return all(h for _, h, _ in matching), matching
+    return all(c.held for c in matching), matching
 
 
 def test_chk2_analytic_values():
@@ -41,7 +48,7 @@ def test_chk2_eq5_limits():
 
 def test_chk1_chunking_forwards_everything_at_eta_0_025():
     o = quick("E-CHK-1")
-    assert o.passed, [c for c in o.checks if not c[1]]
+    assert o.passed, failed(o)
 
 
 def test_chk3_basicq_and_chutq_never_violate_below_overload():
@@ -91,7 +98,7 @@ def test_chk4_reports_every_scheme_and_class():
 
 def test_mtq4_qtl_invariant_and_loss_ratios():
     o = quick("E-MTQ-4")
-    assert o.passed, [c for c in o.checks if not c[1]]
+    assert o.passed, failed(o)
 
 
 def test_ths3_efd_table_below_queue_and_far_below_las():
@@ -111,8 +118,35 @@ def test_insertion_fraction_by_hand():
     assert share < 1 - 0.99**mean_n
 
 
-def test_report_renders(tmp_path):
-    out = tmp_path / "r.md"
-    assert report_main(["--quick", "--only", "E-CHK-2", "-o", str(out)]) == 0
-    text = out.read_text()
-    assert "## E-CHK-2" in text and "✔" in text
+def test_run_writes_result_and_report(tmp_path):
+    assert experiments_main(["run", "E-CHK-2", "--quick", "-o", str(tmp_path)]) == 0
+    result = json.loads((tmp_path / "E-CHK-2" / "result.json").read_text())
+    assert result["id"] == "E-CHK-2" and result["seed"] == 1 and result["quick"]
+    assert result["held"] == result["checks_total"] == len(result["checks"])
+    check = result["checks"][0]
+    assert set(check) == {"name", "published", "measured", "tolerance", "verdict"}
+    assert check["published"] == "16.63" and check["verdict"] == "held"
+    # The report is regenerated from every result.json in the directory: a result written by an
+    # earlier run (here a copy under another id) appears beside the new one.
+    other = dict(result, id="E-CHK-9", title="earlier run")
+    (tmp_path / "E-CHK-9").mkdir()
+    (tmp_path / "E-CHK-9" / "result.json").write_text(json.dumps(other))
+    assert experiments_main(["run", "E-CHK-2", "-o", str(tmp_path)]) == 0
+    text = (tmp_path / "REPORT.md").read_text()
+    assert "| E-CHK-2 | 7/7 |" in text and "| E-CHK-9 | 7/7 |" in text
+    assert "## E-CHK-2" in text and "published 16.63, tolerance ±0.005" in text
+    assert not list(tmp_path.glob("*/.result.json.*")), "temporary files left behind"
+
+
+def test_run_refuses_unknown_ids_and_bad_seed(tmp_path, capsys):
+    assert experiments_main(["run", "E-NOPE-1", "-o", str(tmp_path)]) == 2
+    assert "unknown experiment E-NOPE-1" in capsys.readouterr().err
+    assert experiments_main(["run", "E-CHK-2", "--seed", "0", "-o", str(tmp_path)]) == 2
+    assert not (tmp_path / "REPORT.md").exists()
+
+
+def test_list_names_every_experiment(capsys):
+    assert experiments_main(["list"]) == 0
+    out = capsys.readouterr().out
+    for e in EXPERIMENTS.values():
+        assert e.id in out and e.kind in out

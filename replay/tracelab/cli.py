@@ -75,6 +75,17 @@ SUBCOMMANDS = [
         "build the replay engine: `make build`",
     ),
     Subcommand(
+        "experiments",
+        "run the seed experiments (engine and ns-3 closed loop): result.json per experiment, REPORT.md",
+        "tracelab experiments run E-THS-4 --quick -o out/experiments",
+        lambda: (
+            python_entry("tracelab.replay.experiments.cli", "main")
+            if importlib.util.find_spec("tracelab_engine")
+            else None
+        ),
+        "build the replay engine: `make build`",
+    ),
+    Subcommand(
         "synth",
         "write a synthetic pcap from a workload model (handshakes, trains, warm-ups, pacing, RTTs)",
         "tracelab synth out/demo/trace.model.json -o out/synthetic.pcap --seed 1",

@@ -4,32 +4,14 @@ in the outcome's `notes` (NOT IN SEEDS / ⚠AMB)."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import tracelab_engine as engine
 
 from . import chunk_analytic as ca
+from .outcome import Context, Outcome
 
 US, MS, S = 10**6, 10**9, 10**12  # picoseconds
-
-
-@dataclass
-class Outcome:
-    name: str
-    title: str
-    header: list[str]
-    rows: list[list[Any]] = field(default_factory=list)
-    checks: list[tuple[str, bool, str]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def check(self, what: str, held: bool, detail: str = "") -> None:
-        self.checks.append((what, bool(held), detail))
-
-    @property
-    def passed(self) -> bool:
-        return all(h for _, h, _ in self.checks)
 
 
 # ------------------------------------------------------------------ chunking
@@ -73,7 +55,7 @@ def chk_run(element: str, sources: list[str], duration_ps: int, **extra) -> dict
     return engine.run(cfg)
 
 
-def e_chk_1(scale: float) -> Outcome:
+def e_chk_1(scale: float, ctx: Context) -> Outcome:
     """Table III: chunking at Λ = 0.9, homogeneous."""
     o = Outcome(
         "E-CHK-1",
@@ -88,7 +70,7 @@ def e_chk_1(scale: float) -> Outcome:
     ]
     duration = int(scale * S)
     shares = (0.3, 0.3, 0.3)
-    sources = chk_sources(shares, 0, duration, seed=11)
+    sources = chk_sources(shares, 0, duration, seed=10 + ctx.seed)
     published = {
         "Basic scheme without chunking": (0.902, 3.52),
         "BasiCQ": (0.026, 8.97),
@@ -109,9 +91,21 @@ def e_chk_1(scale: float) -> Outcome:
         eta_pub, gbps_pub = published[scheme]
         o.rows.append([scheme, f"{n['eta']:.4f}", eta_pub, f"{gbps:.2f}", gbps_pub, f"{p_loss:.4f}"])
         if scheme != "Basic scheme without chunking":
-            o.check(f"{scheme}: P_loss = 0", p_loss == 0, f"{p_loss:.2e}")
-            o.check(f"{scheme}: η within ±0.003 of {eta_pub}", abs(n["eta"] - eta_pub) <= 0.003, f"{n['eta']:.4f}")
-            o.check(f"{scheme}: output 8.97 ± 0.05 Gb/s", abs(gbps - 8.97) <= 0.05, f"{gbps:.3f}")
+            o.check(f"{scheme}: P_loss = 0", p_loss == 0, f"{p_loss:.2e}", published=0, tolerance="exact")
+            o.check(
+                f"{scheme}: η within ±0.003 of {eta_pub}",
+                abs(n["eta"] - eta_pub) <= 0.003,
+                f"{n['eta']:.4f}",
+                published=eta_pub,
+                tolerance="±0.003",
+            )
+            o.check(
+                f"{scheme}: output 8.97 ± 0.05 Gb/s",
+                abs(gbps - 8.97) <= 0.05,
+                f"{gbps:.3f}",
+                published=8.97,
+                tolerance="±0.05 Gb/s",
+            )
     basic = runs["Basic scheme without chunking"]
     fwd = basic["overall"]["delivered"] / basic["overall"]["offered"]
     o.check("ζ (incoming PPS / 5 M) ≈ 2.28", abs(zeta - 2.28) <= 0.03, f"{zeta:.3f}")
@@ -119,7 +113,7 @@ def e_chk_1(scale: float) -> Outcome:
     return o
 
 
-def e_chk_2() -> Outcome:
+def e_chk_2(scale: None, ctx: Context) -> Outcome:
     """The analytic quantities of [000 §6] (type A)."""
     o = Outcome("E-CHK-2", "ChuMQ analytic model ([000 §6], Eq. 1–6)", ["quantity", "computed", "published"])
     o.notes.append("M̄_c(T) = 1 + λT (⚠AMB-25); published values are quoted to two decimals.")
@@ -133,7 +127,13 @@ def e_chk_2() -> Outcome:
         v = ca.mean_chunk_population(shares[i], ca.SIZES[i], ca.TIMERS[i])
         o.rows.append([label, f"{v:.4f}", pub])
         # 2.6667 is printed as 2.66 (truncated, not rounded): accept either.
-        o.check(f"{label} = {pub}", abs(v - pub) <= 0.005 or int(v * 100) / 100 == pub, f"{v:.4f}")
+        o.check(
+            f"{label} = {pub}",
+            abs(v - pub) <= 0.005 or int(v * 100) / 100 == pub,
+            f"{v:.4f}",
+            published=pub,
+            tolerance="±0.005 or truncated",
+        )
     o.rows.append(["chunk transmission time (µs)", f"{ca.CHUNK_TIME * 1e6:.3f}", 7.2])
     o.check("chunk time 7.2 µs", abs(ca.CHUNK_TIME - 7.2e-6) < 1e-15)
     o.rows.append(["K (40/200/1500 B)", "/".join(str(ca.k_max(s)) for s in ca.SIZES), "225/45/6"])
@@ -144,7 +144,7 @@ def e_chk_2() -> Outcome:
     return o
 
 
-def e_chk_3(scale: float) -> Outcome:
+def e_chk_3(scale: float, ctx: Context) -> Outcome:
     """R_v vs Λ (Λ < 1): ChuMQ simulation vs the Eq. 4 bounds; BasiCQ, ChuTQ = 0."""
     o = Outcome(
         "E-CHK-3",
@@ -167,7 +167,7 @@ def e_chk_3(scale: float) -> Outcome:
     minor_rv = {0: [], 1: []}
     for lam in (0.3, 0.5, 0.7, 0.9):
         shares = (0.01, 0.01, round(lam - 0.02, 4))
-        sources = chk_sources(shares, 0, duration, seed=21)
+        sources = chk_sources(shares, 0, duration, seed=20 + ctx.seed)
         chumq = chk_run(CHK_SCHEMES["ChuMQ"], sources, duration)
         basic = chk_run(CHK_SCHEMES["BasiCQ"], sources, duration)
         dcf = chk_run(CHK_SCHEMES["ChuTQ (DCF)"], sources, duration)
@@ -216,7 +216,7 @@ def e_chk_3(scale: float) -> Outcome:
     return o
 
 
-def e_chk_4(scale: float) -> Outcome:
+def e_chk_4(scale: float, ctx: Context) -> Outcome:
     """Table IV: overload Λ = 0.8 → 1.2 → 0.8, R_v of the overload period."""
     o = Outcome(
         "E-CHK-4",
@@ -248,7 +248,9 @@ def e_chk_4(scale: float) -> Outcome:
     ]
     d = int(scale * S)
     t1, t2 = int(0.3 * d), int(0.5 * d)
-    sources = chk_sources((0.8 / 3,) * 3, 0, d, seed=31) + chk_sources((0.4 / 3,) * 3, t1, t2, seed=41)
+    sources = chk_sources((0.8 / 3,) * 3, 0, d, seed=30 + ctx.seed) + chk_sources(
+        (0.4 / 3,) * 3, t1, t2, seed=40 + ctx.seed
+    )
     published = {
         "BasiCQ": (99.88, 99.76, 99.55),
         "ChuMQ": (20.42, 38.33, 99.84),
@@ -285,11 +287,29 @@ def e_chk_4(scale: float) -> Outcome:
         for i, (got, want) in enumerate(zip(rv, pub, strict=True)):
             name = CHK_CLASSES[i]["name"]
             if want >= 99:
-                o.check(f"{scheme} {name}: ≥ 95 % (published {want})", got >= 95, f"{got:.2f}")
+                o.check(
+                    f"{scheme} {name}: ≥ 95 % (published {want})",
+                    got >= 95,
+                    f"{got:.2f}",
+                    published=want,
+                    tolerance="≥ 95",
+                )
             elif want == 0:
-                o.check(f"{scheme} {name}: ≤ 0.5 % (published 0.00)", got <= 0.5, f"{got:.2f}")
+                o.check(
+                    f"{scheme} {name}: ≤ 0.5 % (published 0.00)",
+                    got <= 0.5,
+                    f"{got:.2f}",
+                    published=want,
+                    tolerance="≤ 0.5",
+                )
             else:
-                o.check(f"{scheme} {name}: {want} ± 10 points", abs(got - want) <= 10, f"{got:.2f}")
+                o.check(
+                    f"{scheme} {name}: {want} ± 10 points",
+                    abs(got - want) <= 10,
+                    f"{got:.2f}",
+                    published=want,
+                    tolerance="±10 points",
+                )
     # The other readings, shown for comparison (not checked): the spec's
     # default for expired ChuTQ packets, ChuMQ's lowest-index ready buffer and literal chunk FIFO.
     others = {
@@ -330,7 +350,7 @@ def e_chk_4(scale: float) -> Outcome:
 MTQ_GROUP_HOPS = {0: "0-2", 1: "0-1", 2: "1-2", 3: "2", 4: "0"}  # model 2: nodes 1..3 are 0..2 here
 
 
-def e_mtq_4(scale: float) -> Outcome:
+def e_mtq_4(scale: float, ctx: Context) -> Outcome:
     """Tables 2–3: model 2, D = 10 ms, configurations (a)–(d)."""
     o = Outcome(
         "E-MTQ-4",
@@ -358,7 +378,7 @@ def e_mtq_4(scale: float) -> Outcome:
     for name, hdr in configs.items():
         sources = [
             f"onoff(flows=80, rate=80k, size=200, on=exp(350ms), off=exp(650ms), cls={g}, hops={h}, "
-            f"stop={scale}s, seed={100 + g})"
+            f"stop={scale}s, seed={99 + ctx.seed + g})"
             for g, h in MTQ_GROUP_HOPS.items()
         ]
         cfg = {
@@ -407,7 +427,7 @@ def e_mtq_4(scale: float) -> Outcome:
         ("3*(d)/3*(b)", ("(d)", "(b)"), 1.04),
     ]:
         r = totals[x] / totals[y] if totals[y] else float("inf")
-        o.check(f"{label} ≈ {pub} ± 25 %", abs(r - pub) <= 0.25 * pub, f"{r:.2f}")
+        o.check(f"{label} ≈ {pub} ± 25 %", abs(r - pub) <= 0.25 * pub, f"{r:.2f}", published=pub, tolerance="±25 %")
     o.check(
         "(d) lowest application discards + network total among (a), (b)",
         totals["(d)"] + late["(d)"] < min(totals["(a)"] + late["(a)"], totals["(b)"] + late["(b)"]),
@@ -431,7 +451,7 @@ def insertion_fraction(p_ins: float, shape: float, lo: int, hi: int) -> tuple[fl
     return inserted, sum(x * k for k, x in enumerate(w, start=lo)) / total
 
 
-def e_ths_3(scale: float) -> Outcome:
+def e_ths_3(scale: float, ctx: Context) -> Outcome:
     """Table 4.1: flow-table sizes of LAS, X-Protect and EFD (open-loop part)."""
     o = Outcome(
         "E-THS-3",
@@ -483,7 +503,7 @@ def e_ths_3(scale: float) -> Outcome:
     for load, pub in published.items():
         src = (
             f"flows(load={load}, link=10M, packets=bzipf({shape},{lo},{hi}), size=1500, peak=100M, "
-            f"stop={scale}s, seed=7)"
+            f"stop={scale}s, seed={6 + ctx.seed})"
         )
         sizes = {}
         efd_max = qmax = 0
@@ -523,7 +543,13 @@ def e_ths_3(scale: float) -> Outcome:
         )
         o.check(f"load {load}: EFD table ≤ queue length (INV)", efd_max <= qmax, f"{efd_max} ≤ {qmax}")
         o.check(f"load {load}: LAS/EFD ≥ 10", sizes["las"] >= 10 * sizes["efd"], f"{sizes['las'] / sizes['efd']:.1f}")
-        o.check(f"load {load}: X-Protect/LAS in [0.35, 0.65]", 0.35 <= ratio <= 0.65, f"{ratio:.2f}")
+        o.check(
+            f"load {load}: X-Protect/LAS in [0.35, 0.65]",
+            0.35 <= ratio <= 0.65,
+            f"{ratio:.2f}",
+            published=f"{pub[1] / pub[0]:.3f}",
+            tolerance="[0.35, 0.65]",
+        )
         o.check(
             f"load {load}: X-Protect/LAS = E[1 − (1−p)^N] ± 0.03 (model)",
             abs(ratio - share) <= 0.03,
@@ -531,14 +557,3 @@ def e_ths_3(scale: float) -> Outcome:
         )
         o.check(f"load {load}: EFD at most a few tens of entries", sizes["efd"] <= 50, f"{sizes['efd']:.2f}")
     return o
-
-
-# name -> (function, full scale, quick scale); chk scales in seconds of traffic
-EXPERIMENTS: dict[str, tuple[Callable[..., Outcome], float | None, float | None]] = {
-    "E-CHK-1": (e_chk_1, 0.2, 0.01),
-    "E-CHK-2": (e_chk_2, None, None),
-    "E-CHK-3": (e_chk_3, 0.2, 0.01),
-    "E-CHK-4": (e_chk_4, 0.5, 0.02),
-    "E-MTQ-4": (e_mtq_4, 300.0, 30.0),
-    "E-THS-3": (e_ths_3, 1000.0, 100.0),
-}

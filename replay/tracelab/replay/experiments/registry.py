@@ -1,0 +1,54 @@
+"""Every reproduced experiment, once: the runner (`tracelab experiments`),
+the tests and the report all read this table."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import closed_loop as cl
+from . import runs
+from .outcome import Context, Outcome
+
+OPEN, CLOSED = "open loop", "closed loop"
+ENGINE, NS3 = "tracelab_engine", "ns-3"
+
+
+@dataclass(frozen=True)
+class Experiment:
+    id: str
+    title: str
+    kind: str  # OPEN or CLOSED
+    engine: str  # ENGINE or NS3
+    run: Callable[[Any, Context], Outcome]
+    # The scale argument of `run` at full size and with --quick (None: the experiment has no scale).
+    full: Any
+    quick: Any
+    # Measured wall seconds of a full and a quick run on the 2-core reference VM, one job.
+    est_full_s: float
+    est_quick_s: float
+
+    def scale(self, quick: bool) -> Any:
+        return self.quick if quick else self.full
+
+
+EXPERIMENTS: dict[str, Experiment] = {
+    e.id: e
+    for e in [
+        Experiment(
+            "E-CHK-1", "Effect of chunking at Λ = 0.9 ([000] Table III)", OPEN, ENGINE, runs.e_chk_1, 0.2, 0.01, 0, 0
+        ),
+        Experiment("E-CHK-2", "ChuMQ analytic model ([000 §6])", OPEN, ENGINE, runs.e_chk_2, None, None, 0, 0),
+        Experiment("E-CHK-3", "R_v vs Λ, imbalanced ([000 §7.2.1])", OPEN, ENGINE, runs.e_chk_3, 0.2, 0.01, 0, 0),
+        Experiment(
+            "E-CHK-4", "Overload Λ = 0.8 → 1.2 → 0.8 ([000] Table IV)", OPEN, ENGINE, runs.e_chk_4, 0.5, 0.02, 0, 0
+        ),
+        Experiment("E-MTQ-4", "QTL + MTQ, model 2 ([004] Tables 2–3)", OPEN, ENGINE, runs.e_mtq_4, 300.0, 30.0, 0, 0),
+        Experiment(
+            "E-THS-3", "Flow-table size, open loop ([003] Table 4.1)", OPEN, ENGINE, runs.e_ths_3, 1000.0, 100.0, 0, 0
+        ),
+        Experiment("E-THS-4", "Response times ([003] Table 4.2)", CLOSED, NS3, cl.e_ths_4, 400.0, 60.0, 0, 0),
+        Experiment("E-THS-5", "Lock-outs ([003] Fig. 4.11)", CLOSED, NS3, cl.e_ths_5, 400.0, 60.0, 0, 0),
+    ]
+}
