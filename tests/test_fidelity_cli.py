@@ -4,6 +4,7 @@ whether any failed, and a failing stage leaves the previous output whole."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 from pathlib import Path
@@ -82,3 +83,50 @@ def test_every_marginal_passes_on_a_small_generated_trace(tmp_path):
     failed = [m for m in res["marginals"] if m["verdict"] != "pass"]
     assert failed == [] and proc.returncode == 0, proc.stdout
     assert res["config"]["synthetic_local"] == ["10.0.0.0/8"]
+
+
+# --- Zeek conn logs in place of the trace ----------------------------------------------
+
+
+def test_zeek_conn_log_stands_in_for_the_trace(tmp_path):
+    """The analyzer's conn.log of a trace (Zeek's format, tests in
+    models/tests/test_zeeklog.py), gzipped and rotated into a directory, gives
+    the pcap's original-side marginals; those from RTTs and trains are n/a and named."""
+    trace = tcpmix(tmp_path / "tcpmix.pcap", packets=20000, seed=4)
+    pcap = fidelity(str(trace), "--local", "10.0.0.0/8", "-o", "fid", cwd=tmp_path)
+    assert pcap.returncode in (0, 1), pcap.stderr
+    lines = (tmp_path / "fid/original/conn.log").read_text().splitlines(keepends=True)
+    head, body = [x for x in lines if x.startswith("#")], [x for x in lines if not x.startswith("#")]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    half = len(body) // 2
+    (logs / "conn.2026-11-25-10-00-00.log.gz").write_bytes(gzip.compress("".join(head + body[:half]).encode()))
+    (logs / "conn.log").write_text("".join(head + body[half:]))
+    zeek = fidelity(str(logs), "--local", "10.0.0.0/8", "-o", "fid-zeek", cwd=tmp_path)
+    assert zeek.returncode in (0, 1), zeek.stderr
+    by_pcap = {m["name"]: m for m in json.loads((tmp_path / "fid/fidelity.json").read_text())["marginals"]}
+    res = json.loads((tmp_path / "fid-zeek/fidelity.json").read_text())
+    assert res["config"]["input"] == "zeek-conn-log"
+    na = [m["name"] for m in res["marginals"] if m["verdict"] == "n/a"]
+    assert na == [
+        "intranet handshake RTT, median",
+        "internet handshake RTT, median",
+        "trains per well-behaved connection, mean",
+    ]
+    assert res["absent_from_input"] and "; ".join(na) in zeek.stdout
+    for m in res["marginals"]:
+        # The span of a conn.log ends at its last connection's end, the trace's at its last packet.
+        rel = 1e-3 if m["name"] == "connections per second" else 1e-9
+        expect = by_pcap[m["name"]]["original"]
+        # Services: a profile may name them (its service column), a conn.log profile by proto/port.
+        if m["name"] not in na and m["unit"] != "set":
+            assert m["original"] == pytest.approx(expect, rel=rel), m["name"]
+
+
+def test_unreadable_zeek_log_is_an_input_error(tmp_path):
+    log = tmp_path / "conn.log"
+    fields = "ts\tid.orig_h\tid.resp_h\tid.resp_p\tproto"
+    log.write_text(f"#fields\t{fields}\n#types\ttime\taddr\taddr\tport\tenum\nnot-a-time\t1\t2\t3\ttcp\n")
+    proc = fidelity(str(log), "-o", "x", cwd=tmp_path)
+    assert proc.returncode == 3 and proc.stderr.startswith(f"tracelab: error: fidelity: {log}:3: ")
+    assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "x").exists()

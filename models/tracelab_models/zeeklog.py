@@ -29,6 +29,7 @@ from __future__ import annotations
 import gzip
 import ipaddress
 import json
+import logging
 import re
 from datetime import datetime
 from pathlib import Path
@@ -42,6 +43,8 @@ from . import schema as S
 from .profile import ProfileError, host_features
 
 # Zeek's conn.log columns a profile's connections.parquet has, with its types.
+# Zeek's `service` (the protocols its analyzers found) is not among them: a
+# profile names services by proto/port, and a fidelity check compares the two.
 CONN_COLUMNS = {
     S.TS: pa.float64(),
     S.UID: pa.string(),
@@ -50,7 +53,6 @@ CONN_COLUMNS = {
     S.RESP_H: pa.string(),
     S.RESP_P: pa.int32(),
     S.PROTO: pa.string(),
-    "service": pa.string(),
     S.DURATION: pa.float64(),
     S.ORIG_BYTES: pa.int64(),
     S.RESP_BYTES: pa.int64(),
@@ -89,6 +91,10 @@ ABSENT = {
     "fidelity": ["handshake RTT medians", "trains per well-behaved connection"],
 }
 KIND = "zeek-conn-log"
+# parsezeeklogs logs a warning for a bad line before the on_error hook that stops
+# the read with file:line; that one error line is all the user should see.
+logging.getLogger("parsezeeklogs").addHandler(logging.NullHandler())
+logging.getLogger("parsezeeklogs").propagate = False
 _ROTATED = re.compile(r"^conn(\..+)?\.log(\.gz)?$")
 _BTEST_TIME = "XXXXXXXXXX.XXXXXX"  # btest's canonical form of a time
 
@@ -250,8 +256,9 @@ def to_profile(source: str | Path, local: list[str], out_dir: str | Path) -> dic
         conns = conns.append_column(name, pa.nulls(conns.num_rows, kind))
     hosts = host_features(conns)
     hosts = hosts.add_column(1, S.LOCAL, pa.array([is_local[h] for h in hosts.column(S.HOST).to_pylist()]))
-    ts = pc.min_max(conns.column(S.TS))
-    first, last = ts["min"].as_py(), ts["max"].as_py()
+    # The trace's span as the analyzer's (first to last packet): first start to last end.
+    first = pc.min(conns.column(S.TS)).as_py()
+    last = pc.max(pc.add(conns.column(S.TS), pc.fill_null(conns.column(S.DURATION), 0.0))).as_py()
     summary = {
         "trace": {"path": str(source), "duration_s": (last - first) if first is not None else None},
         "config": {"local": [str(n) for n in nets]},

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .errors import INPUT
 
 # The synthesizer puts local hosts in the model's --local prefixes (those of the
 # original profile, summary.json config.local); without any, in this one.
@@ -31,6 +32,11 @@ def synth_local(local: list[str]) -> list[str]:
 EXAMPLES = """examples:
   tracelab fidelity datasets/real/pcapplusplus-example.pcap --local 10.0.0.0/8 -o out/fidelity
   tracelab fidelity capture.pcap --local 147.32.0.0/16 --seed 7 -o out/fid-7
+  tracelab fidelity /opt/zeek/logs/2026-11-25/ --local 10.0.0.0/8 -o out/fid-zeek   # rotated conn logs
+
+A Zeek conn.log (TSV or JSON lines, gzipped or not) or a directory of rotated
+conn logs stands in for the trace: it is read as the original profile (docs/zeek.md).
+It has no packets, so the marginals from RTTs and trains are n/a; the run names them.
 
 DIR holds original/ (the trace's profile), model.json, synthetic.pcap,
 synthetic/ (its profile) and fidelity.json (every marginal with the original
@@ -53,10 +59,33 @@ def run_stage(stage: str, args: list[str], cwd: Path) -> None:
         raise StageFailed(stage, run.returncode, lines[-1] if lines else "(no output)")
 
 
+PCAP_MAGICS = (b"\xa1\xb2\xc3\xd4", b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\x3c\x4d", b"\x4d\x3c\xb2\xa1",
+               b"\x0a\x0d\x0d\x0a")  # fmt: skip
+
+
+PCAP_SUFFIXES = {".pcap", ".pcapng", ".cap"}
+
+
+def is_pcap(path: Path) -> bool:
+    """A capture (by its name or magic number) goes to the analyzer; anything else
+    is read as Zeek conn logs."""
+    if not path.is_file():
+        return False
+    if path.suffix.lower() in PCAP_SUFFIXES:
+        return True
+    with path.open("rb") as f:
+        return f.read(4) in PCAP_MAGICS
+
+
 def chain(trace: Path, local: list[str], seed: int, stage_dir: Path) -> None:
     local_args = [a for prefix in local for a in ("--local", prefix)]
     quiet = ["--quiet", "--no-progress"]
-    run_stage("profile", ["profile", str(trace), *local_args, "-o", "original", *quiet], stage_dir)
+    if is_pcap(trace):
+        run_stage("profile", ["profile", str(trace), *local_args, "-o", "original", *quiet], stage_dir)
+    else:
+        from tracelab_models import zeeklog
+
+        zeeklog.to_profile(trace, local, stage_dir / "original")
     run_stage("model derive", ["model", "derive", "original", "-o", "model.json"], stage_dir)
     synth_args = [a for prefix in synth_local(local) for a in ("--local", prefix)]
     run_stage("synth", ["synth", "model.json", "-o", "synthetic.pcap", "--seed", str(seed), "--snaplen", "128",
@@ -65,13 +94,21 @@ def chain(trace: Path, local: list[str], seed: int, stage_dir: Path) -> None:
               stage_dir)  # fmt: skip
 
 
-def result(trace: Path, local: list[str], seed: int, rows, dists) -> dict:
+def result(trace: Path, local: list[str], seed: int, rows, dists, absent: list[str] | None = None) -> dict:
+    """fidelity.json; `absent` names the marginals a Zeek conn.log cannot give."""
     verdicts = [m.verdict for m in rows]
     return {
         "schema": "tracelab.fidelity",
         "schema_version": 1,
         "tool": {"name": "tracelab", "version": __version__},
-        "config": {"trace": str(trace), "local": local, "seed": seed, "synthetic_local": synth_local(local)},
+        "config": {
+            "trace": str(trace),
+            "input": "pcap" if absent is None else "zeek-conn-log",
+            "local": local,
+            "seed": seed,
+            "synthetic_local": synth_local(local),
+        },
+        **({} if absent is None else {"absent_from_input": absent}),
         "passed": verdicts.count("pass"),
         "failed": verdicts.count("fail"),
         "not_applicable": verdicts.count("n/a"),
@@ -100,7 +137,7 @@ def main(argv: list[str]) -> int:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("trace", type=Path, help="pcap/pcapng trace")
+    ap.add_argument("trace", type=Path, help="pcap/pcapng trace, or Zeek conn log(s): a file or a directory")
     ap.add_argument("--local", action="append", default=[], metavar="PREFIX",
                     help="local network of the original trace (repeatable or comma-separated)")  # fmt: skip
     ap.add_argument("--seed", type=int, default=1, help="seed of the synthesizer (default 1)")
@@ -108,7 +145,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("-q", "--quiet", action="store_true", help="no table on stdout")
     args = ap.parse_args(argv)
     trace = args.trace.resolve()
-    if not trace.is_file():
+    if not trace.exists():
         print(f"tracelab: error: fidelity: {args.trace}: no such file", file=sys.stderr)
         return 2
     local = [p for item in args.local for p in item.split(",") if p]
@@ -118,19 +155,28 @@ def main(argv: list[str]) -> int:
     shutil.rmtree(staged, ignore_errors=True)
     staged.mkdir()
     from tracelab_models import fidelity as F
+    from tracelab_models.profile import ProfileError
+    from tracelab_models.zeeklog import ABSENT
 
     try:
         chain(trace, local, args.seed, staged)
         rows, dists = F.compare(staged / "original", staged / "synthetic")
-        res = result(trace, local, args.seed, rows, dists)
+        absent = None if is_pcap(trace) else ABSENT["fidelity"]
+        res = result(trace, local, args.seed, rows, dists, absent)
         (staged / "fidelity.json").write_text(json.dumps(res, indent=2, allow_nan=False) + "\n")
         replace_dir(staged, final)
     except StageFailed as e:
         print(f"tracelab: error: fidelity ({trace}): {e}", file=sys.stderr)
         return e.code
+    except ProfileError as e:  # Zeek logs that cannot be read
+        print(f"tracelab: error: fidelity: {e}", file=sys.stderr)
+        return INPUT
     finally:
         shutil.rmtree(staged, ignore_errors=True)
     if not args.quiet:
         print(F.table(rows))
+        if absent is not None:
+            na = [m.name for m in rows if m.verdict == "n/a"]
+            print(f"\nn/a from a Zeek conn.log (no packets, so no RTTs or trains): {'; '.join(na)}")
         print(f"\n{res['passed']} passed, {res['failed']} failed, {res['not_applicable']} n/a; written to {final}")
     return 1 if res["failed"] else 0
