@@ -211,7 +211,7 @@ def test_bad_models_are_clear_errors(tmp_path):
         model_source.source_spec(make_model(), size_family="weibull")
     bad = tmp_path / "bad.model.json"
     bad.write_text('{"schema": "tracelab.workload-model"}')
-    assert main(["run", "--model", str(bad), "-o", str(tmp_path / "r")]) == 2
+    assert main(["run", "--model", str(bad), "-o", str(tmp_path / "r")]) == 3  # an invalid input model
 
 
 def test_cli_model_run(tmp_path, capsys):

@@ -168,6 +168,10 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", type=Path, metavar="FILE", help="YAML/JSON configuration; options override it")
 
 
+class InputError(Exception):
+    """An input file (a workload model) that cannot be read or is invalid: exit 3."""
+
+
 def build_config(ns: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     """The engine configuration, and notes on how a --model was read."""
     cfg: dict[str, Any] = cfgmod.load_file(ns.config) if ns.config else {}
@@ -185,8 +189,12 @@ def build_config(ns: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     ]
     notes: list[str] = []
     if ns.model:
+        try:
+            model = model_source.load_model(ns.model)
+        except cfgmod.ConfigError as e:
+            raise InputError(str(e)) from e
         spec, notes = model_source.source_spec(
-            model_source.load_model(ns.model),
+            model,
             load=ns.load,
             stop=ns.duration,
             size_family=ns.size_family,
@@ -475,6 +483,8 @@ def main(argv: list[str] | None = None) -> int:
         return fail(USAGE, e)
     except engine.ConservationError as e:  # an engine or core bug: never a silent result
         return fail(INTERNAL, f"internal error: {e}")
+    except InputError as e:
+        return fail(INPUT, e)
     except OutputError as e:
         return fail(e.status, e)
     except RuntimeError as e:  # the engine's: an unreadable input, or its pcap unwritable
