@@ -1,6 +1,9 @@
 """The Rust analyzer applies a role model (`tracelab profile --roles`) exactly
 as the Python C4.5 does (`tracelab roles apply`): host by host, on profiles
-of public real traces, with a tree of several levels."""
+of the bundled real traces (datasets/real) and of public ones, with a tree of
+several levels. The contract both follow is docs/reference/role-model.md; its
+adversarial cases (missing values, thresholds hit exactly, near-ties) are in
+models/tests/data/c45_contract.json."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from public_datasets import public_dataset
 from support import tracelab_ok as tracelab
 
 ROOT = Path(__file__).resolve().parents[1]
+BUNDLED = sorted((ROOT / "datasets" / "real").glob("*.pcap"))
 TRACES = [
     "real/ndpi/netflix.pcap",
     "real/zeek/bro.org.pcap",
@@ -29,9 +33,10 @@ LOCAL = "10.0.0.0/8,192.168.0.0/16,172.16.0.0/12,fd00::/8,fe80::/10"
 def profiles(tmp_path_factory):
     base = tmp_path_factory.mktemp("profiles")
     dirs = []
-    for t in TRACES:
-        d = base / Path(t).name
-        tracelab("profile", str(public_dataset(t)), "--local", LOCAL, "-o", str(d), "--quiet")
+    assert len(BUNDLED) >= 3
+    for t in [*BUNDLED, *map(public_dataset, TRACES)]:
+        d = base / t.name
+        tracelab("profile", str(t), "--local", LOCAL, "-o", str(d), "--quiet")
         dirs.append(d)
     return dirs
 

@@ -461,7 +461,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         return "\n".join(lines)
 
     def to_dict(self, feature_names=None) -> dict:
-        """JSON-ready tree (format ``tracelab-c45`` v1) that the Rust analyzer can apply."""
+        """JSON-ready tree (format ``tracelab-c45`` v1) that the Rust analyzer can apply; the
+        format and the prediction rule both sides follow: docs/reference/role-model.md."""
         check_is_fitted(self, "tree_")
         fn = _names(feature_names, self.n_features_in_, "x")
         return {

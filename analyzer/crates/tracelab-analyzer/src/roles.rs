@@ -1,11 +1,15 @@
 //! Applies a host-role model trained by `tracelab roles train` (the models
 //! package's `tracelab-roles` v1 JSON with a `tracelab-c45` tree) to the six
-//! role features, exactly as the Python C45Classifier predicts (and so as
-//! Weka's J48): normalise `x' = (x − offset) / scale` (a null scale marks a
-//! constant feature: x' = 0), walk `le` when `x' <= threshold`, and at an
-//! empty leaf use the parent's branch distribution. Leaf class = first
-//! maximum of the class counts. Features are never missing here, so the
-//! missing-value weighting of C4.5 is not needed.
+//! role features. The model JSON and the prediction rule are a contract with
+//! the Python C45Classifier (and so with Weka's J48), written down in
+//! docs/reference/role-model.md: normalise `x' = (x − offset) / scale` (a null
+//! scale marks a constant feature: x' = 0; a missing value stays missing),
+//! walk `le` when `x' <= threshold`, at an empty child use the parent's branch
+//! distribution, send a missing value down both branches weighted by the
+//! branch weights, and take the first class whose probability beats the best
+//! so far by more than 1e-6. `models/tests/data/c45_contract.json` holds the
+//! cases both sides must predict alike; the test below and
+//! models/tests/test_c45_contract.py read it.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -56,6 +60,8 @@ pub enum ModelProblem {
     Scale,
     #[error("tree without classes")]
     NoClasses,
+    #[error("tree classes must be strings")]
+    ClassNotString,
     #[error(transparent)]
     Tree(TreeProblem),
 }
@@ -75,17 +81,22 @@ pub enum TreeProblem {
     NoBranchCounts,
     #[error("bad branch_counts")]
     BadBranchCounts,
+    #[error("class_counts or branch_counts of another length than the classes")]
+    CountsLength,
 }
 
 fn floats(v: &Value) -> Option<Vec<f64>> {
     v.as_array()?.iter().map(Value::as_f64).collect()
 }
 
-fn parse_node(v: &Value, depth: usize) -> Result<Node, TreeProblem> {
+fn parse_node(v: &Value, depth: usize, n_classes: usize) -> Result<Node, TreeProblem> {
     if depth > 1000 {
         return Err(TreeProblem::TooDeep);
     }
     let counts = floats(&v["class_counts"]).ok_or(TreeProblem::NoClassCounts)?;
+    if counts.len() != n_classes {
+        return Err(TreeProblem::CountsLength);
+    }
     if v.get("le").is_none() {
         return Ok(Node::Leaf { counts });
     }
@@ -94,33 +105,91 @@ fn parse_node(v: &Value, depth: usize) -> Result<Node, TreeProblem> {
     let bc = v["branch_counts"].as_array().filter(|a| a.len() == 2).ok_or(TreeProblem::NoBranchCounts)?;
     let branch =
         [floats(&bc[0]).ok_or(TreeProblem::BadBranchCounts)?, floats(&bc[1]).ok_or(TreeProblem::BadBranchCounts)?];
-    let children = Box::new([parse_node(&v["le"], depth + 1)?, parse_node(&v["gt"], depth + 1)?]);
+    if branch.iter().any(|b| b.len() != n_classes) {
+        return Err(TreeProblem::CountsLength);
+    }
+    let children = Box::new([parse_node(&v["le"], depth + 1, n_classes)?, parse_node(&v["gt"], depth + 1, n_classes)?]);
     Ok(Node::Split { feature, threshold, counts, branch, children })
 }
 
-/// Index of the first maximum (Weka's Utils.maxIndex).
-fn max_index(v: &[f64]) -> usize {
-    let mut best = 0;
-    for (i, x) in v.iter().enumerate() {
-        if *x > v[best] {
-            best = i;
-        }
-    }
-    best
-}
+/// The tolerance of Weka's `Utils.gr`/`Utils.eq` (weka.core.Utils.SMALL).
+const SMALL: f64 = 1e-6;
 
 fn sum(v: &[f64]) -> f64 {
     v.iter().sum()
 }
 
+fn counts_of(node: &Node) -> &[f64] {
+    match node {
+        Node::Leaf { counts } | Node::Split { counts, .. } => counts,
+    }
+}
+
+/// Adds `weight` times the class distribution `counts / sum(counts)` to `out`.
+fn add_distribution(out: &mut [f64], counts: &[f64], weight: f64) {
+    let total = sum(counts);
+    if total > 0.0 {
+        for (o, c) in out.iter_mut().zip(counts) {
+            *o += weight * c / total;
+        }
+    }
+}
+
+/// ClassifierTree.getProbs: adds `weight` times the class probabilities of
+/// `x'` below `node` to `out`.
+fn add_probs(node: &Node, x: &[f64; 6], weight: f64, out: &mut [f64]) {
+    match node {
+        Node::Leaf { counts } => add_distribution(out, counts, weight),
+        Node::Split { feature, threshold, counts, branch, children } => {
+            let v = x[*feature];
+            if v.is_nan() {
+                // Missing: every non-empty branch, weighted by its share of the
+                // training weight at this split.
+                let weights = [sum(&branch[0]), sum(&branch[1])];
+                let total = weights[0] + weights[1];
+                for (child, w) in children.iter().zip(weights) {
+                    if sum(counts_of(child)) > 0.0 {
+                        add_probs(child, x, weight * w / total, out);
+                    }
+                }
+                return;
+            }
+            let i = usize::from(v > *threshold);
+            let child = &children[i];
+            if sum(counts_of(child)).abs() < SMALL {
+                // Empty child: the parent's distribution of that branch.
+                let parent = if sum(&branch[i]) > SMALL { &branch[i] } else { counts };
+                add_distribution(out, parent, weight);
+            } else {
+                add_probs(child, x, weight, out);
+            }
+        }
+    }
+}
+
+/// J48's classifyInstance: the first class whose probability beats the best
+/// so far by more than [`SMALL`] (so near-ties go to the earlier class).
+fn first_best(probs: &[f64]) -> usize {
+    let (mut best, mut index) = (0.0, 0);
+    for (i, p) in probs.iter().enumerate() {
+        if p - best > SMALL {
+            (best, index) = (*p, i);
+        }
+    }
+    index
+}
+
 impl RoleModel {
     pub fn load(path: &Path) -> Result<RoleModel, RoleModelError> {
-        Self::parse(path).map_err(|problem| RoleModelError { path: path.to_path_buf(), problem })
+        Self::read(path).map_err(|problem| RoleModelError { path: path.to_path_buf(), problem })
     }
 
-    fn parse(path: &Path) -> Result<RoleModel, ModelProblem> {
+    fn read(path: &Path) -> Result<RoleModel, ModelProblem> {
         let text = std::fs::read_to_string(path).map_err(ModelProblem::Read)?;
-        let doc: Value = serde_json::from_str(&text).map_err(ModelProblem::NotJson)?;
+        Self::from_json(&serde_json::from_str(&text).map_err(ModelProblem::NotJson)?)
+    }
+
+    fn from_json(doc: &Value) -> Result<RoleModel, ModelProblem> {
         if doc["format"] != "tracelab-roles" || doc["version"] != 1 {
             return Err(ModelProblem::NotRolesModel);
         }
@@ -129,8 +198,15 @@ impl RoleModel {
             return Err(ModelProblem::Features { found: features.into_iter().map(String::from).collect() });
         }
         let tree = doc.get("tree").ok_or_else(|| ModelProblem::NotC45(doc["classifier"].to_string()))?;
-        let classes: Vec<String> =
-            tree["classes"].as_array().into_iter().flatten().filter_map(|c| c.as_str().map(String::from)).collect();
+        let classes = tree["classes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| c.as_str().map(String::from).ok_or(ModelProblem::ClassNotString))
+            .collect::<Result<Vec<String>, _>>()?;
+        if classes.is_empty() {
+            return Err(ModelProblem::NoClasses);
+        }
         let norm = &doc["normalisation"];
         let offset = floats(&norm["offset"]).filter(|o| o.len() == 6).ok_or(ModelProblem::Offset)?;
         let scale: Vec<Option<f64>> = norm["scale"]
@@ -140,42 +216,24 @@ impl RoleModel {
             .iter()
             .map(Value::as_f64)
             .collect();
-        let tree = parse_node(&tree["tree"], 0).map_err(ModelProblem::Tree)?;
-        let model = RoleModel { classes, offset: offset.try_into().unwrap(), scale: scale.try_into().unwrap(), tree };
-        if model.classes.is_empty() {
-            return Err(ModelProblem::NoClasses);
-        }
-        Ok(model)
+        let tree = parse_node(&tree["tree"], 0, classes.len()).map_err(ModelProblem::Tree)?;
+        Ok(RoleModel { classes, offset: offset.try_into().unwrap(), scale: scale.try_into().unwrap(), tree })
     }
 
-    /// The predicted class for raw feature values in [`FEATURES`] order.
+    /// The predicted class for raw feature values in [`FEATURES`] order (NaN =
+    /// missing).
     pub fn predict(&self, raw: [f64; 6]) -> &str {
         let mut x = [0.0; 6];
         for i in 0..6 {
             x[i] = match self.scale[i] {
+                _ if raw[i].is_nan() => f64::NAN,
                 Some(s) => (raw[i] - self.offset[i]) / s,
                 None => 0.0,
             };
         }
-        let mut node = &self.tree;
-        let counts = loop {
-            match node {
-                Node::Leaf { counts } => break counts,
-                Node::Split { feature, threshold, counts, branch, children } => {
-                    let i = usize::from(x[*feature] > *threshold);
-                    let child = &children[i];
-                    let child_counts = match child {
-                        Node::Leaf { counts } | Node::Split { counts, .. } => counts,
-                    };
-                    if sum(child_counts).abs() < 1e-6 {
-                        // Empty leaf: the parent's distribution of that branch.
-                        break if sum(&branch[i]) > 1e-6 { &branch[i] } else { counts };
-                    }
-                    node = child;
-                }
-            }
-        };
-        &self.classes[max_index(counts).min(self.classes.len() - 1)]
+        let mut probs = vec![0.0; self.classes.len()];
+        add_probs(&self.tree, &x, 1.0, &mut probs);
+        &self.classes[first_best(&probs)]
     }
 }
 
@@ -220,6 +278,41 @@ mod tests {
             "branch_counts":[[1,4],[2,0]],"le":{{"class_counts":[0,0]}},"gt":{{"class_counts":[2,0]}}}}}}}}"#
         ));
         assert_eq!(m.predict([0.0, 0.0, 99.0, 0.0, 0.0, 0.0]), "server");
+    }
+
+    /// The cases of the contract with the Python C45Classifier
+    /// (models/tests/test_c45_contract.py checks the same file).
+    #[test]
+    fn predicts_every_case_of_the_shared_contract() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../models/tests/data/c45_contract.json");
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let cases = doc["cases"].as_array().unwrap();
+        assert!(cases.len() >= 15);
+        for case in cases {
+            let model = RoleModel::from_json(&doc["models"][case["model"].as_str().unwrap()]).unwrap();
+            let raw: Vec<f64> =
+                case["raw"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap_or(f64::NAN)).collect();
+            assert_eq!(model.predict(raw.try_into().unwrap()), case["class"], "{case}");
+        }
+    }
+
+    #[test]
+    fn refuses_counts_of_another_length_and_classes_that_are_not_strings() {
+        let doc = |classes: &str, counts: &str| -> Value {
+            serde_json::from_str(&format!(
+                r#"{{"format": "tracelab-roles", "version": 1,
+                "features": ["incnx","outcnx","dportin","dportout","fan_in","fan_out"],
+                "normalisation": {{"kind": "linear", "offset": [0,0,0,0,0,0], "scale": [1,1,1,1,1,1]}},
+                "classifier": "c45", "tree": {{"classes": {classes}, "tree": {{"class_counts": {counts}}}}}}}"#
+            ))
+            .unwrap()
+        };
+        assert!(RoleModel::from_json(&doc(r#"["client","server"]"#, "[1,2]")).is_ok());
+        assert!(matches!(
+            RoleModel::from_json(&doc(r#"["client","server"]"#, "[1,2,3]")),
+            Err(ModelProblem::Tree(TreeProblem::CountsLength))
+        ));
+        assert!(matches!(RoleModel::from_json(&doc(r#"["client",1]"#, "[1,2]")), Err(ModelProblem::ClassNotString)));
     }
 
     #[test]
