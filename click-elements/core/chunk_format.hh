@@ -78,7 +78,8 @@ inline void wr16(uint8_t* p, uint16_t v) {
   p[1] = static_cast<uint8_t>(v);
 }
 
-// RFC 1071 checksum of `len` bytes (len even here: header sizes are even).
+// RFC 1071 checksum of `len` bytes, an odd last byte counting as a word's high
+// half: the one C++ copy (cores, Click elements, the engine's benchmark).
 inline uint16_t internet_checksum(const uint8_t* p, size_t len) {
   uint32_t sum = 0;
   for (size_t i = 0; i + 1 < len; i += 2) sum += rd16(p + i);

@@ -35,6 +35,17 @@ Built build(const std::vector<size_t>& lens, const std::vector<Time>& arrivals, 
   return b;
 }
 
+// RFC 1071 §3's worked example: the words 0001 f203 f4f5 f6f7 sum to 2ddf0,
+// folded ddf2, complemented 220d; an odd last byte counts as its high half.
+// This is the C++ copy of the checksum (the engine and the Click elements use
+// it); the Rust and Python copies test the same example.
+TEST(ChunkFormat, InternetChecksumOfTheRfc1071Example) {
+  const uint8_t data[] = {0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7, 0x22, 0x0d};
+  EXPECT_EQ(jg::internet_checksum(data, 8), 0x220d);
+  EXPECT_EQ(jg::internet_checksum(data, 10), 0);  // with its checksum appended
+  EXPECT_EQ(jg::internet_checksum(data, 3), static_cast<uint16_t>(~(0x0001 + 0xf200)));
+}
+
 TEST(ChunkFormat, HeaderLayoutByHand) {
   Built b = build({3, 2}, {1000 * kNanosecond, 4000 * kNanosecond}, 6500 * kNanosecond, kMicrosecond, 1);
   ASSERT_EQ(b.wire.size(), 6u + 8 + 5);

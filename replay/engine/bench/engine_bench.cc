@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "chunk_format.hh"
 #include "engine.hh"
 
 using namespace tracelab;
@@ -99,11 +100,8 @@ void write_stream(const std::string& path, uint64_t packets) {
   uint8_t f[78] = {0x02, 0, 0,    0,    0, 2,  0x02, 0, 0,  0,  0, 1, 0x08, 0x00,                     // Ethernet, IPv4
                    0x45, 0, 0,    64,   0, 0,  0,    0, 64, 17, 0, 0, 10,   0,    0, 1, 10, 0, 0, 2,  // IPv4, 64 B, UDP
                    0,    0, 0x16, 0x2e, 0, 44, 0,    0};                                              // UDP to 5678
-  uint32_t sum = 0;  // IPv4 header checksum: the ports vary, the IP header does not
-  for (int i = 14; i < 34; i += 2) sum += (f[i] << 8) | f[i + 1];
-  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
-  f[24] = static_cast<uint8_t>(~sum >> 8);
-  f[25] = static_cast<uint8_t>(~sum);
+  // IPv4 header checksum: the ports vary, the IP header does not.
+  tracelab::jg::wr16(f + 24, tracelab::jg::internet_checksum(f + 14, 20));
   pcap_pkthdr h{};
   h.caplen = h.len = sizeof f;
   for (uint64_t i = 0; i < packets; ++i) {
