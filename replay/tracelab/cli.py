@@ -9,7 +9,6 @@ shows only what works.
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib.util
 import os
 import signal
@@ -19,7 +18,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import __version__
-from .errors import OK, USAGE, Terminated, classify, debug_requested, output_paths, raise_terminated
+from .errors import (
+    OK,
+    USAGE,
+    Terminated,
+    classify,
+    debug_requested,
+    did_you_mean,
+    output_paths,
+    raise_terminated,
+    suggest_in_usage_errors,
+)
 from .parts import analyzer_binary, python_entry, run_analyzer
 
 
@@ -160,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         debug, argv = True, argv[1:]
     if debug:  # the parts print the traceback of the errors they handle themselves
         os.environ["TRACELAB_DEBUG"] = "1"
+    suggest_in_usage_errors()
     available = {}
     for sub in SUBCOMMANDS:
         runner = sub.resolve()
@@ -177,8 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     if name in known:
         print(f"tracelab: `{name}` is not available here: {known[name].missing}", file=sys.stderr)
     else:
-        close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-        hint = f"; did you mean `{close[0]}`?" if close else ""
+        hint = did_you_mean(name, known)
         print(f"tracelab: unknown command `{name}`{hint} (see `tracelab --help`)", file=sys.stderr)
     return USAGE
 

@@ -18,8 +18,11 @@ The Rust analyzer (`tracelab profile`) uses the same statuses.
 
 from __future__ import annotations
 
+import argparse
+import difflib
 import errno
 import os
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -68,12 +71,66 @@ def debug_requested() -> bool:
     return os.environ.get("TRACELAB_DEBUG", "") not in ("", "0")
 
 
+def did_you_mean(word: str, candidates) -> str:
+    """`; did you mean `x`?` for the candidate closest to a mistyped `word`
+    (difflib's ratio at least 0.6), or nothing."""
+    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return f"; did you mean `{close[0]}`?" if close else ""
+
+
+# The spec grammar's errors name the unknown word and the known ones:
+# "unknown element 'efdd' in 'efdd(capacity=300)' (known: fifo, efd, ...)",
+# likewise for sources and parameters (click-elements/core/spec.hh, the engine).
+_UNKNOWN_WORD = re.compile(r"unknown (?:element|source|parameter) '([^']*)'.*\(known: ([^)]*)\)")
+
+
+def _with_hint(line: str) -> str:
+    m = _UNKNOWN_WORD.search(line)
+    return line + did_you_mean(m.group(1), m.group(2).split(", ")) if m else line
+
+
+def _options(parser: argparse.ArgumentParser) -> list[str]:
+    """The option strings of a parser and of its subcommands' parsers."""
+    out = []
+    for action in parser._actions:
+        out += action.option_strings
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                out += _options(sub)
+    return out
+
+
+def _usage_hint(parser: argparse.ArgumentParser, message: str) -> str:
+    if message.startswith("unrecognized arguments: "):
+        for token in message.removeprefix("unrecognized arguments: ").split():
+            if token.startswith("-") and (hint := did_you_mean(token.split("=")[0], _options(parser))):
+                return hint
+    if m := re.match(r"argument \S+: invalid choice: '([^']*)' \(choose from (.*)\)$", message):
+        return did_you_mean(m.group(1), [c.strip(" '") for c in m.group(2).split(",")])
+    return ""
+
+
+def suggest_in_usage_errors() -> None:
+    """Makes every argparse parser of this process end a usage error for a
+    mistyped option or choice with `did you mean` (the subcommands build their
+    own parsers; this reaches all of them from the front door in one place)."""
+    error = argparse.ArgumentParser.error
+    if getattr(error, "suggests", False):
+        return
+
+    def error_with_hint(self, message):
+        error(self, message + _usage_hint(self, message))
+
+    error_with_hint.suggests = True
+    argparse.ArgumentParser.error = error_with_hint
+
+
 def fail(status: int, error: BaseException | str) -> int:
     """Prints the one error line of a failure a command handled itself (and
     its traceback with --debug); returns the exit status to end with."""
     if debug_requested() and isinstance(error, BaseException):
         traceback.print_exception(error)
-    print(f"tracelab: error: {_one_line(str(error))}", file=sys.stderr)
+    print(f"tracelab: error: {_with_hint(_one_line(str(error)))}", file=sys.stderr)
     return status
 
 
@@ -109,7 +166,7 @@ def classify(exc: BaseException, outputs: list[Path] = ()) -> tuple[int, str]:
         return status, f"{reason}{where}"
     for cls in type(exc).__mro__:
         if cls.__name__ in _BY_CLASS:
-            return _BY_CLASS[cls.__name__], _one_line(str(exc))
+            return _BY_CLASS[cls.__name__], _with_hint(_one_line(str(exc)))
     detail = _one_line(str(exc))
     return INTERNAL, f"internal error: {type(exc).__name__}{': ' + detail if detail else ''} " + (
         "(run `tracelab --debug ...` for the traceback and report it)"
