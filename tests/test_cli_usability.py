@@ -1,8 +1,10 @@
 """The front door's conveniences: "did you mean" for commands, options and
-element names in every command."""
+element names in every command, shell completion, and progress bars that
+appear on a terminal only."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -60,9 +62,72 @@ def test_the_engines_error_is_what_the_suggestion_reads():
         engine.check_element("efdd()")
 
 
-def test_help_imports_no_reader():
+# --- shell completion ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bash_script(tmp_path_factory):
+    r = run_tracelab("completion", "bash")
+    assert r.returncode == 0, r.stderr
+    path = tmp_path_factory.mktemp("completion") / "tracelab.bash"
+    path.write_text(r.stdout)
+    return path
+
+
+def complete(script: Path, *words: str) -> list[str]:
+    """What bash's completion offers for the command line `words` (the last one
+    is the word being completed), through the generated script."""
+    quoted = " ".join(f"'{w}'" for w in words)
+    probe = (
+        f"source '{script}'; complete -p tracelab; COMP_WORDS=({quoted}); "
+        'COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _tracelab; printf "%s\\n" "${COMPREPLY[@]}"'
+    )
+    r = subprocess.run(["bash", "--norc", "-c", probe], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    registered, *offered = r.stdout.splitlines()
+    assert registered == "complete -o default -F _tracelab tracelab"
+    return [w for w in offered if w]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="no bash")
+@pytest.mark.parametrize(
+    "words, expect",
+    [
+        (("tracelab", "pro"), ["profile"]),
+        (("tracelab", "model", "d"), ["derive"]),
+        (("tracelab", "model", "derive", "x.log", "--se"), ["--seed"]),
+        (("tracelab", "fidelity", "--lo"), ["--local"]),
+        (("tracelab", "profile", "--no"), ["--no-progress"]),
+        (("tracelab", "--de"), ["--debug"]),
+        (("tracelab", "completion", "fi"), ["fish"]),
+    ],
+)
+def test_bash_completes_commands_and_options(bash_script, words, expect):
+    assert complete(bash_script, *words) == expect
+
+
+def test_bash_completes_every_listed_command(bash_script):
+    offered = complete(bash_script, "tracelab", "")
+    listed = run_tracelab("--help").stdout
+    assert offered and all(f"  {name}  " in listed for name in offered)
+    assert {"model", "fidelity", "completion"} <= set(offered)
+
+
+def test_zsh_and_fish_scripts():
+    zsh = run_tracelab("completion", "zsh").stdout
+    assert zsh.startswith("#compdef tracelab\n") and "bashcompinit" in zsh and "--max-fit-samples" in zsh
+    fish = run_tracelab("completion", "fish").stdout
+    assert "complete -c tracelab -n __fish_use_subcommand -a 'profile roles model" in fish
+    assert "complete -c tracelab -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from derive'" in fish
+    for shell, script in (("zsh", zsh), ("fish", fish)):
+        if shutil.which(shell):
+            r = subprocess.run([shell, "-n", "/dev/stdin"], input=script, capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+
+
+def test_help_imports_neither_completion_nor_progress_nor_readers():
     probe = "import sys; from tracelab.cli import main; main(['--help']); print(sorted(sys.modules))"
     r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
     loaded = r.stdout.strip().splitlines()[-1]
-    for module in ("rich", "parsezeeklogs", "tracelab_models"):
+    for module in ("tracelab.completion", "rich", "parsezeeklogs", "tracelab_models"):
         assert f"'{module}'" not in loaded, module

@@ -123,6 +123,13 @@ SUBCOMMANDS = [
         "install the replay package: `make setup`",
     ),
     Subcommand(
+        "completion",
+        "print a shell completion script (bash, zsh, fish) for the commands, subcommands and options",
+        "tracelab completion bash > ~/.local/share/bash-completion/completions/tracelab",
+        lambda: python_entry("tracelab.completion", "main"),
+        "reinstall the replay package: `make setup`",
+    ),
+    Subcommand(
         "demo",
         "run the whole path that exists on a bundled real trace",
         "tracelab demo -o out/demo",
@@ -162,6 +169,16 @@ def build_parser(available: dict[str, Callable[[list[str]], int]]) -> argparse.A
     return parser
 
 
+def available_commands() -> dict[str, Callable[[list[str]], int]]:
+    """The runner of each command whose part is here."""
+    available = {}
+    for sub in SUBCOMMANDS:
+        runner = sub.resolve()
+        if runner is not None:
+            available[sub.name] = runner
+    return available
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     debug = debug_requested()
@@ -170,11 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     if debug:  # the parts print the traceback of the errors they handle themselves
         os.environ["TRACELAB_DEBUG"] = "1"
     suggest_in_usage_errors()
-    available = {}
-    for sub in SUBCOMMANDS:
-        runner = sub.resolve()
-        if runner is not None:
-            available[sub.name] = runner
+    available = available_commands()
     parser = build_parser(available)
     if not argv or argv[0] in ("-h", "--help"):
         parser.print_help()
