@@ -1,4 +1,5 @@
-// Micro-benchmark of the §1–§4 cores: wall-clock nanoseconds per packet for
+// Micro-benchmark of the §1–§4 cores and of the chunking and MTQ/QTL cores
+// that sit on PacketRing (BasiCQ, ChuMQ, MTQ/QTL): nanoseconds per packet for
 // one enqueue plus one dequeue, through the QueueCore interface the engine
 // uses, with FIFO beside each core as the reference.
 //
@@ -42,10 +43,13 @@
 #include <string>
 #include <vector>
 
+#include "basicq.hh"
+#include "chumq.hh"
 #include "efd.hh"
 #include "fifo.hh"
 #include "lars.hh"
 #include "las.hh"
+#include "mtq_qtl.hh"
 #include "ncq.hh"
 #include "run2c.hh"
 #include "scfq.hh"
@@ -141,6 +145,14 @@ int main(int argc, char** argv) {
 
   EfdConfig las_las;
   las_las.queue.high = las_las.queue.low = Discipline::kLas;
+  // The PacketRing users at the same 300-packet buffer and 10 Gb/s link.
+  BasiCQConfig basicq;
+  basicq.capacity_packets = 300;
+  ChuMQConfig chumq;
+  chumq.capacity_packets = 300;
+  MtqQtlConfig mtq;
+  mtq.capacity_packets = 300;
+  mtq.link_bps = 10'000'000'000ULL;
   const std::vector<Entry> cores = {
       {"FIFO", 20, [] { return std::make_unique<FifoCore>(); }},
       {"EFD (BEFD)", 20, [] { return std::make_unique<EfdCore>(); }},
@@ -154,6 +166,9 @@ int main(int argc, char** argv) {
       {"LARS", 40, [] { return std::make_unique<LarsCore>(); }},
       {"SCFQ", 40, [] { return std::make_unique<ScfqCore>(); }},
       {"NCQ+", 20, [] { return std::make_unique<NcqCore>(); }},
+      {"BasiCQ", 40, [basicq] { return std::make_unique<BasiCQ>(basicq); }},
+      {"ChuMQ", 40, [chumq] { return std::make_unique<ChuMQ>(chumq); }},
+      {"MTQ/QTL", 40, [mtq] { return std::make_unique<MtqQtlQueue>(mtq); }},
   };
 
   const uint32_t sizes[2] = {64, 1500};

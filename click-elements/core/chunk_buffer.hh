@@ -6,10 +6,11 @@
 // needs beside the Packet (a release time, an encapsulated-packet count).
 // The slots are rounded up to a power of two so that positions wrap with a
 // mask, not a 64-bit division per push/pop/at; the capacity stays the one
-// asked for (full() and push() refuse beyond it). No gain recorded:
-// engine_bench's fifo/efd/chutq do not use PacketRing and were unchanged;
-// its users were not measured before the change (ac2c7e8;
-// docs/performance-history.md, engine step 3).
+// asked for (full() and push() refuse beyond it). Measured with core_bench
+// (`core_bench --only BasiCQ`, `--only ChuMQ`, `--only MTQ`: 300-packet
+// buffer, 64-B packets, thread CPU time, best of 3, two rounds), mask vs
+// `% cap_`: BasiCQ 18.2 vs 25.0 ns/packet, ChuMQ 24.7 vs 35.0, MTQ/QTL 12.5
+// vs 11.7 (it touches the ring once per packet; within code-layout noise).
 #pragma once
 
 #include <cstddef>
