@@ -4,6 +4,7 @@ appear on a terminal only."""
 
 from __future__ import annotations
 
+import gzip
 import shutil
 import subprocess
 import sys
@@ -131,3 +132,59 @@ def test_help_imports_neither_completion_nor_progress_nor_readers():
     loaded = r.stdout.strip().splitlines()[-1]
     for module in ("tracelab.completion", "rich", "parsezeeklogs", "tracelab_models"):
         assert f"'{module}'" not in loaded, module
+
+
+# --- progress bars ---------------------------------------------------------------------
+
+WIKIPEDIA_CONN = ROOT / "datasets/public/zeek-baselines/wikipedia/baseline/opt.basic/conn.log"
+
+
+def stderr_on_a_terminal(*args: str, cwd: Path) -> tuple[int, str]:
+    """Runs `tracelab ARGS` with stderr on a pseudo-terminal; what it drew there."""
+    import os
+    import pty
+    import threading
+
+    master, slave = pty.openpty()
+    chunks: list[bytes] = []
+
+    def drain():
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:  # the other end closed
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120"}
+    proc = subprocess.run([sys.executable, "-m", "tracelab.cli", *args], cwd=cwd, stderr=slave,
+                          stdout=subprocess.PIPE, env=env)  # fmt: skip
+    os.close(slave)
+    reader.join(timeout=10)
+    os.close(master)
+    return proc.returncode, b"".join(chunks).decode(errors="replace")
+
+
+def test_model_derive_draws_a_bar_on_a_terminal_only(tmp_path):
+    args = ("model", "derive", str(WIKIPEDIA_CONN), "--local", "141.142.0.0/16", "-o", str(tmp_path / "m.json"))
+    code, drawn = stderr_on_a_terminal(*args, cwd=tmp_path)
+    assert code == 0 and "model derive:" in drawn, drawn
+    code, drawn = stderr_on_a_terminal(*args, "-q", cwd=tmp_path)
+    assert code == 0 and drawn == ""
+    r = run_tracelab(*args, cwd=tmp_path)  # stderr captured: not a terminal
+    assert r.returncode == 0 and r.stderr == ""
+
+
+def test_fidelity_draws_a_bar_on_a_terminal_only(tmp_path):
+    log = tmp_path / "conn.log.gz"
+    log.write_bytes(gzip.compress((ROOT / "tests/baselines/tcpmix/profile/conn.log").read_bytes()))
+    args = ("fidelity", str(log), "--local", "10.0.0.0/8", "-o", "fid")
+    code, drawn = stderr_on_a_terminal(*args, cwd=tmp_path)
+    assert code in (0, 1) and "fidelity:" in drawn and "synth" in drawn, drawn
+    r = run_tracelab(*args, cwd=tmp_path)
+    assert r.returncode in (0, 1) and r.stderr == ""
+    assert r.stdout.splitlines()[0].split()[:3] == ["marginal", "original", "synthetic"]

@@ -15,8 +15,8 @@ import traceback
 
 import numpy as np
 
+from . import progress, workload
 from . import schema as S
-from . import workload
 from .distributions import fit_all, qq_plot
 from .evaluation import evaluate_holdout
 from .outputs import OutputError, atomic_file, write_text
@@ -187,6 +187,7 @@ def model_main(argv: list[str]) -> int:
     d.add_argument("-o", "--output", required=True, metavar="MODEL_JSON")
     d.add_argument("--max-fit-samples", type=int, default=100_000, metavar="N")
     d.add_argument("--seed", type=int, default=0)
+    d.add_argument("-q", "--quiet", action="store_true", help="no progress bar on stderr")
     v = sub.add_parser("validate", help="check a model file against the schema")
     v.add_argument("model", metavar="MODEL_JSON")
     f = sub.add_parser("fit", help="fit the four families to one variable; optional QQ plot")
@@ -197,7 +198,8 @@ def model_main(argv: list[str]) -> int:
     try:
         if args.cmd == "derive":
             local = [p for item in args.local for p in item.split(",") if p]
-            m = workload.derive_input(args.profile, local, args.max_fit_samples, args.seed)
+            with progress.steps("model derive", workload.DERIVE_STEPS, "read", args.quiet) as step:
+                m = workload.derive_input(args.profile, local, args.max_fit_samples, args.seed, step)
             workload.validate(m, str(args.output))  # save() checks again, but names the temporary file
             with atomic_file(args.output, "workload model") as tmp:
                 workload.save(m, tmp)

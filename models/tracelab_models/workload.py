@@ -102,8 +102,12 @@ def _finite(obj):
     return obj
 
 
-def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0) -> dict:
-    """The workload model of one profile directory (validated)."""
+DERIVE_STEPS = 4  # read, fit flows, apps, traffic
+
+
+def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0, advance=lambda _step: None) -> dict:
+    """The workload model of one profile directory (validated); `advance(next)`
+    after each of its DERIVE_STEPS steps but the last."""
     profile_dir = Path(profile_dir)
     conns = read_table(
         profile_dir,
@@ -169,6 +173,13 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0) -> dict:
     sizes = (up + down)[mature]
     ts = np.sort(column(conns, S.TS))
     ts = ts[np.isfinite(ts)]
+    advance("fit flow sizes and inter-arrivals")
+    size_fit = fit_all(sizes, "flow size (bytes)", max_fit_samples, seed).to_dict()
+    gap_fit = fit_all(np.diff(ts), "flow inter-arrival (s)", max_fit_samples, seed).to_dict()
+    advance("apps")
+    apps = _apps(profile_dir, conns, scope)
+    advance("traffic")
+    traffic = derive_traffic(profile_dir, summary, seed)
     model = {
         "schema": "tracelab.workload-model",
         "version": 1,
@@ -189,8 +200,8 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0) -> dict:
         },
         "flows": {
             "connections": int(conns.num_rows),
-            "size_bytes": fit_all(sizes, "flow size (bytes)", max_fit_samples, seed).to_dict(),
-            "interarrival_s": fit_all(np.diff(ts), "flow inter-arrival (s)", max_fit_samples, seed).to_dict(),
+            "size_bytes": size_fit,
+            "interarrival_s": gap_fit,
         },
         "legacy": {
             "shares": {
@@ -211,24 +222,25 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0) -> dict:
                 "12-v": half(rtts[S.SCOPE_INTERNET]["mean"]),
             },
         },
-        "apps": _apps(profile_dir, conns, scope),
-        "traffic": derive_traffic(profile_dir, summary, seed),
+        "apps": apps,
+        "traffic": traffic,
     }
     model = _finite(model)
     validate(model, str(profile_dir))
     return model
 
 
-def derive_input(source, local: list[str], max_fit_samples: int = 100_000, seed: int = 0) -> dict:
+def derive_input(source, local: list[str], max_fit_samples: int = 100_000, seed: int = 0,
+                 advance=lambda _step: None) -> dict:  # fmt: skip
     """The model of a profile directory, or of Zeek conn logs (a file or a directory of
     rotated ones, zeeklog.py) read as a profile; `local` is for Zeek logs only."""
     if zeeklog.is_profile(source):
         if local:
             raise ValueError(f"{source}: --local is for Zeek logs; a profile has its locality already")
-        return derive(source, max_fit_samples, seed)
+        return derive(source, max_fit_samples, seed, advance)
     with tempfile.TemporaryDirectory(prefix="tracelab-zeek-") as tmp:
         summary = zeeklog.to_profile(source, local, tmp)
-        model = derive(tmp, max_fit_samples, seed)
+        model = derive(tmp, max_fit_samples, seed, advance)
     model["provenance"]["profile_dir"] = str(source)
     model["provenance"]["input"] = summary["input"]
     validate(model, str(source))

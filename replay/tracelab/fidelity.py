@@ -77,7 +77,11 @@ def is_pcap(path: Path) -> bool:
         return f.read(4) in PCAP_MAGICS
 
 
-def chain(trace: Path, local: list[str], seed: int, stage_dir: Path) -> None:
+STAGES = 5  # profile, model derive, synth, profile (synthetic), compare
+
+
+def chain(trace: Path, local: list[str], seed: int, stage_dir: Path, advance=lambda _stage: None) -> None:
+    """The four stages that write into `stage_dir`; `advance(next)` after each."""
     local_args = [a for prefix in local for a in ("--local", prefix)]
     quiet = ["--quiet", "--no-progress"]
     if is_pcap(trace):
@@ -86,10 +90,13 @@ def chain(trace: Path, local: list[str], seed: int, stage_dir: Path) -> None:
         from tracelab_models import zeeklog
 
         zeeklog.to_profile(trace, local, stage_dir / "original")
+    advance("model derive")
     run_stage("model derive", ["model", "derive", "original", "-o", "model.json"], stage_dir)
+    advance("synth")
     synth_args = [a for prefix in synth_local(local) for a in ("--local", prefix)]
     run_stage("synth", ["synth", "model.json", "-o", "synthetic.pcap", "--seed", str(seed), "--snaplen", "128",
                         *synth_args, "-q"], stage_dir)  # fmt: skip
+    advance("profile (synthetic)")
     run_stage("profile (synthetic)", ["profile", "synthetic.pcap", *synth_args, "-o", "synthetic", *quiet],
               stage_dir)  # fmt: skip
 
@@ -142,7 +149,7 @@ def main(argv: list[str]) -> int:
                     help="local network of the original trace (repeatable or comma-separated)")  # fmt: skip
     ap.add_argument("--seed", type=int, default=1, help="seed of the synthesizer (default 1)")
     ap.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="output directory")
-    ap.add_argument("-q", "--quiet", action="store_true", help="no table on stdout")
+    ap.add_argument("-q", "--quiet", action="store_true", help="no table on stdout, no progress bar on stderr")
     args = ap.parse_args(argv)
     trace = args.trace.resolve()
     if not trace.exists():
@@ -155,12 +162,15 @@ def main(argv: list[str]) -> int:
     shutil.rmtree(staged, ignore_errors=True)
     staged.mkdir()
     from tracelab_models import fidelity as F
+    from tracelab_models import progress
     from tracelab_models.profile import ProfileError
     from tracelab_models.zeeklog import ABSENT
 
     try:
-        chain(trace, local, args.seed, staged)
-        rows, dists = F.compare(staged / "original", staged / "synthetic")
+        with progress.steps("fidelity", STAGES, "profile" if is_pcap(trace) else "read Zeek logs", args.quiet) as step:
+            chain(trace, local, args.seed, staged, step)
+            step("compare")
+            rows, dists = F.compare(staged / "original", staged / "synthetic")
         absent = None if is_pcap(trace) else ABSENT["fidelity"]
         res = result(trace, local, args.seed, rows, dists, absent)
         (staged / "fidelity.json").write_text(json.dumps(res, indent=2, allow_nan=False) + "\n")
