@@ -1,12 +1,15 @@
-//! Hand-built captures for tests: Ethernet/IPv4 TCP and UDP frames written
-//! as a classic pcap (nanosecond timestamps) or as a pcapng (microsecond
-//! timestamps, any 64-bit value). Checksums are left zero: the analyzer,
-//! like `zeek -C`, does not verify them.
+//! Hand-built captures for tests: Ethernet/IPv4 TCP and UDP frames (built by
+//! the project's pcap writer, `tracelab_pcap::write`) written as a classic
+//! pcap (nanosecond timestamps) or as a pcapng (microsecond timestamps, any
+//! 64-bit value). Checksums are right, though the analyzer, like `zeek -C`,
+//! does not verify them.
 
 // Each test binary uses its own part of this file.
 #![allow(dead_code)]
 
 use std::io::{self, Write};
+
+use tracelab_pcap::write::{Ipv4Frame, PcapWriter, Resolution, Transport, LINKTYPE_ETHERNET};
 
 pub const SYN: u8 = 0x02;
 pub const FIN: u8 = 0x01;
@@ -34,58 +37,29 @@ pub fn tcp(
     ack: u32,
     payload: usize,
 ) -> Frame {
-    let mut l4 = Vec::with_capacity(20 + payload);
-    l4.extend_from_slice(&sport.to_be_bytes());
-    l4.extend_from_slice(&dport.to_be_bytes());
-    l4.extend_from_slice(&seq.to_be_bytes());
-    l4.extend_from_slice(&ack.to_be_bytes());
-    l4.push(5 << 4);
-    l4.push(flags);
-    l4.extend_from_slice(&65_535u16.to_be_bytes());
-    l4.extend_from_slice(&[0, 0, 0, 0]);
-    l4.resize(20 + payload, 0);
-    Frame { ts, data: ipv4(src, dst, 6, &l4) }
+    let transport = Transport::Tcp { seq, ack, flags, window: 65_535, options: &[] };
+    frame(ts, src, sport, dst, dport, transport, payload)
 }
 
 /// A UDP datagram of `payload` zero bytes.
 pub fn udp(ts: u64, src: [u8; 4], sport: u16, dst: [u8; 4], dport: u16, payload: usize) -> Frame {
-    let mut l4 = Vec::with_capacity(8 + payload);
-    l4.extend_from_slice(&sport.to_be_bytes());
-    l4.extend_from_slice(&dport.to_be_bytes());
-    l4.extend_from_slice(&((8 + payload) as u16).to_be_bytes());
-    l4.extend_from_slice(&[0, 0]);
-    l4.resize(8 + payload, 0);
-    Frame { ts, data: ipv4(src, dst, 17, &l4) }
+    frame(ts, src, sport, dst, dport, Transport::Udp, payload)
 }
 
-fn ipv4(src: [u8; 4], dst: [u8; 4], proto: u8, l4: &[u8]) -> Vec<u8> {
-    let mut f = Vec::with_capacity(34 + l4.len());
-    f.extend_from_slice(&[0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00]);
-    f.extend_from_slice(&[0x45, 0]);
-    f.extend_from_slice(&((20 + l4.len()) as u16).to_be_bytes());
-    f.extend_from_slice(&[0, 0, 0x40, 0, 64, proto, 0, 0]);
-    f.extend_from_slice(&src);
-    f.extend_from_slice(&dst);
-    f.extend_from_slice(l4);
-    f
+fn frame(ts: u64, src: [u8; 4], sport: u16, dst: [u8; 4], dport: u16, transport: Transport, payload: usize) -> Frame {
+    let packet =
+        Ipv4Frame { src, dst, sport, dport, ttl: 64, ip_id: 0, transport, payload_len: payload, payload_head: &[] };
+    let mut data = Vec::new();
+    packet.render(usize::MAX, &mut data);
+    Frame { ts, data }
 }
 
 /// A classic pcap, nanosecond resolution (`ts` in ns; seconds must fit
 /// 32 bits).
 pub fn write_pcap(w: &mut impl Write, frames: impl IntoIterator<Item = Frame>) -> io::Result<()> {
-    w.write_all(&0xa1b2_3c4du32.to_le_bytes())?;
-    w.write_all(&2u16.to_le_bytes())?;
-    w.write_all(&4u16.to_le_bytes())?;
-    w.write_all(&[0; 8])?;
-    w.write_all(&65_535u32.to_le_bytes())?;
-    w.write_all(&1u32.to_le_bytes())?;
+    let mut file = PcapWriter::new(w, Resolution::Nano, 65_535, LINKTYPE_ETHERNET)?;
     for f in frames {
-        let len = f.data.len() as u32;
-        w.write_all(&((f.ts / 1_000_000_000) as u32).to_le_bytes())?;
-        w.write_all(&((f.ts % 1_000_000_000) as u32).to_le_bytes())?;
-        w.write_all(&len.to_le_bytes())?;
-        w.write_all(&len.to_le_bytes())?;
-        w.write_all(&f.data)?;
+        file.write_record(f.ts as i64, &f.data, f.data.len() as u32)?;
     }
     Ok(())
 }

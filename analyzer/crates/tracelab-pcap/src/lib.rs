@@ -11,7 +11,10 @@
 //! error a source only returns `Ok(None)`.
 //!
 //! [`libpcap`] wraps the system libpcap (through the `pcap` crate) behind the
-//! same trait. It is the reference the pure readers are tested against.
+//! same trait. It is the reference the pure readers are tested against; the
+//! `libpcap` feature (on by default) brings it in.
+//!
+//! [`write`] is the project's Rust pcap writer and frame builder.
 //!
 //! Not implemented: pcapng Decryption Secrets, Name Resolution and statistics
 //! blocks are skipped; the "modified" (Kuznetsov) and Navtel pcap variants
@@ -22,9 +25,11 @@ use std::io::{Cursor, Read};
 use std::path::{Path, PathBuf};
 
 mod input;
+#[cfg(feature = "libpcap")]
 pub mod libpcap;
 mod pcap_file;
 mod pcapng;
+pub mod write;
 
 use input::Input;
 
@@ -93,9 +98,11 @@ pub struct Source<'r>(Reader<'r>);
 enum Reader<'r> {
     Pcap(pcap_file::PcapReader<Box<dyn Read + Send + 'r>>),
     Pcapng(pcapng::PcapngReader<Box<dyn Read + Send + 'r>>),
+    #[cfg(feature = "libpcap")]
     Libpcap(libpcap::LibpcapSource),
 }
 
+#[cfg(feature = "libpcap")]
 impl From<libpcap::LibpcapSource> for Source<'_> {
     fn from(r: libpcap::LibpcapSource) -> Self {
         Source(Reader::Libpcap(r))
@@ -108,6 +115,7 @@ impl FrameSource for Source<'_> {
         match &mut self.0 {
             Reader::Pcap(r) => r.next_frame(),
             Reader::Pcapng(r) => r.next_frame(),
+            #[cfg(feature = "libpcap")]
             Reader::Libpcap(r) => r.next_frame(),
         }
     }
@@ -116,6 +124,7 @@ impl FrameSource for Source<'_> {
         match &self.0 {
             Reader::Pcap(r) => r.offset(),
             Reader::Pcapng(r) => r.offset(),
+            #[cfg(feature = "libpcap")]
             Reader::Libpcap(r) => r.offset(),
         }
     }
@@ -124,6 +133,7 @@ impl FrameSource for Source<'_> {
         match &self.0 {
             Reader::Pcap(r) => r.size_hint(),
             Reader::Pcapng(r) => r.size_hint(),
+            #[cfg(feature = "libpcap")]
             Reader::Libpcap(r) => r.size_hint(),
         }
     }
