@@ -188,3 +188,21 @@ def test_fidelity_draws_a_bar_on_a_terminal_only(tmp_path):
     r = run_tracelab(*args, cwd=tmp_path)
     assert r.returncode in (0, 1) and r.stderr == ""
     assert r.stdout.splitlines()[0].split()[:3] == ["marginal", "original", "synthetic"]
+
+
+def test_synth_and_replay_draw_a_bar_on_a_terminal_only(tmp_path):
+    pytest.importorskip("tracelab_engine")
+    log = tmp_path / "conn.log"
+    log.write_bytes((ROOT / "tests/baselines/tcpmix/profile/conn.log").read_bytes())
+    assert (
+        run_tracelab("model", "derive", str(log), "--local", "10.0.0.0/8", "-o", "m.json", cwd=tmp_path).returncode == 0
+    )
+    commands = {
+        "synth:": ("synth", "m.json", "-o", "s.pcap", "--seed", "1", "--duration", "2s"),
+        "replay run:": ("replay", "run", "--pcap", str(PCAP), "--element", "efd()", "-o", "r"),
+    }
+    for title, args in commands.items():
+        code, drawn = stderr_on_a_terminal(*args, cwd=tmp_path)
+        assert code == 0 and title in drawn, drawn
+        r = run_tracelab(*args, cwd=tmp_path)
+        assert r.returncode == 0 and r.stderr == "", r.stderr

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import tracelab_engine as engine
+from tracelab_models import progress
 from tracelab_models.outputs import OutputError, atomic_dir, atomic_file
 
 from .. import __version__
@@ -270,7 +271,8 @@ def cmd_run(ns: argparse.Namespace) -> int:
                 pcap_tmp = outputs.enter_context(atomic_file(ns.out_pcap, "delivered packets"))
             cfg["out_pcap"] = str(pcap_tmp)
         try:
-            metrics = engine.run(cfg)
+            with progress.steps("replay run", 1, "engine", ns.quiet):
+                metrics = engine.run(cfg)
         except RuntimeError as e:
             if pcap_tmp is not None:
                 raise RuntimeError(str(e).replace(str(pcap_tmp), str(ns.out_pcap))) from e
@@ -341,9 +343,12 @@ def cmd_sweep(ns: argparse.Namespace) -> int:
     rows, reused = [], 0
     # The sweep directory is replaced whole at the end: an interrupted sweep
     # leaves the previous one as it was, which --resume then reuses.
-    with atomic_dir(ns.output, "sweep", owns=is_sweep_dir) as staged:
-        for i, (point, cfg) in enumerate(runs, 1):
-            label = ",".join(f"{k}={v}" for k, v in point.items()) or "run"
+    labels = [",".join(f"{k}={v}" for k, v in point.items()) or "run" for point, _ in runs]
+    with (
+        atomic_dir(ns.output, "sweep", owns=is_sweep_dir) as staged,
+        progress.steps("sweep", len(runs), labels[0] if labels else "", ns.quiet) as step,
+    ):
+        for i, ((point, cfg), label) in enumerate(zip(runs, labels, strict=True), 1):
             key = keys.of(cfg)
             previous = reusable_run(ns.output / label, key) if ns.resume else None
             if previous is not None:
@@ -361,6 +366,7 @@ def cmd_sweep(ns: argparse.Namespace) -> int:
                     f"dropped {o['dropped_total']}, R_v {o['r_v']:.4f}, "
                     + ("reused" if previous is not None else f"wall {metrics['timing']['wall_seconds']:.2f} s")
                 )
+            step(labels[i] if i < len(labels) else "write sweep.parquet")
         write_sweep(staged, rows)
     if not ns.quiet:
         print(

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from tracelab_models import progress
 from tracelab_models.outputs import atomic_file
 
 from ..errors import INPUT, USAGE, fail
@@ -147,9 +148,11 @@ def _run(a: argparse.Namespace) -> dict:
     from tracelab_models.workload import load
 
     t0 = time.monotonic()
-    model = load(a.model)
     legacy_opts = [k for k, v in LEGACY_DEFAULTS.items() if getattr(a, k) != v]
     with contextlib.ExitStack() as outputs:
+        step = outputs.enter_context(progress.steps("synth", 3 if a.truth else 2, "read model", a.quiet))
+        model = load(a.model)
+        step("synthesize and write the pcap")
         pcap_tmp = outputs.enter_context(atomic_file(a.output, "pcap"))
         truth_tmp = outputs.enter_context(atomic_file(a.truth, "ground truth")) if a.truth else None
         if not a.legacy and not legacy_opts and model.get("traffic"):
@@ -157,6 +160,7 @@ def _run(a: argparse.Namespace) -> dict:
         else:
             summary, truth = _legacy(a, model, pcap_tmp)
         if truth_tmp is not None:
+            step("ground truth")
             import pyarrow as pa
             import pyarrow.parquet as pq
 
