@@ -42,9 +42,8 @@ from parsezeeklogs import ZeekLog
 from . import schema as S
 from .profile import ProfileError, host_features
 
-# Zeek's conn.log columns a profile's connections.parquet has, with its types.
-# Zeek's `service` (the protocols its analyzers found) is not among them: a
-# profile names services by proto/port, and a fidelity check compares the two.
+# Zeek's conn.log columns a profile's connections.parquet has, with its types
+# (`service` with Zeek's names, as the analyzer detects them).
 CONN_COLUMNS = {
     S.TS: pa.float64(),
     S.UID: pa.string(),
@@ -53,6 +52,7 @@ CONN_COLUMNS = {
     S.RESP_H: pa.string(),
     S.RESP_P: pa.int32(),
     S.PROTO: pa.string(),
+    "service": pa.string(),
     S.DURATION: pa.float64(),
     S.ORIG_BYTES: pa.int64(),
     S.RESP_BYTES: pa.int64(),
