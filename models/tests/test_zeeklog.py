@@ -128,12 +128,7 @@ def test_model_from_zeek_baseline_matches_the_model_of_the_profiled_pcap(tmp_pat
     """Oracle: Zeek's conn.log of wikipedia.pcap and the analyzer's profile of the
     same pcap give the same connections and byte shares; the Zeek model says
     what it lacks."""
-    profile = tmp_path / "profile"
-    analyzer = ROOT / "analyzer/target/release/tracelab-analyzer"
-    if not analyzer.exists():
-        pytest.skip("analyzer not built")
-    pcap = BASELINES / "wikipedia/wikipedia.pcap"
-    subprocess.run([str(analyzer), str(pcap), "--local", "141.142.0.0/16", "-o", str(profile), "--quiet"], check=True)
+    profile = profile_wikipedia(tmp_path / "profile")
     zeek = workload.derive_input(WIKIPEDIA, ["141.142.0.0/16"], 1000, 0)
     ours = workload.derive_input(profile, [], 1000, 0)
     assert zeek["flows"]["connections"] == ours["flows"]["connections"] == 34
@@ -198,12 +193,26 @@ def ours_stamps(lines: list[str]) -> set[str]:
     return {x[1:].split("\t")[0] for x in lines if x.startswith(("#open", "#close"))}
 
 
-def test_our_conn_log_header_is_zeeks(tmp_path):
-    """The analyzer's conn.log header lines are Zeek's, byte for byte, for the
-    same fields; #open and #close, when written, are in Zeek's place and form
-    (btest baselines canonicalise Zeek's `#open<TAB>2026-11-25-10-00-00` to
-    `#open XXXX-XX-XX-XX-XX-XX`); and the log reads back as connections."""
-    ours = TCPMIX.read_text().splitlines()
+def profile_wikipedia(out: Path) -> Path:
+    """The analyzer's profile of the pcap behind the WIKIPEDIA baseline."""
+    analyzer = ROOT / "analyzer/target/release/tracelab-analyzer"
+    if not analyzer.exists():
+        pytest.skip("analyzer not built")
+    pcap = BASELINES / "wikipedia/wikipedia.pcap"
+    subprocess.run([str(analyzer), str(pcap), "--local", "141.142.0.0/16", "-o", str(out), "--quiet"], check=True)
+    return out
+
+
+@pytest.mark.parametrize("which", ["fresh", "baseline"])
+def test_our_conn_log_header_is_zeeks(tmp_path, which):
+    """The analyzer's conn.log header lines — fresh from the analyzer on the
+    pcap of Zeek's wikipedia baseline, and the checked-in tcpmix baseline — are
+    Zeek's byte for byte for the same fields; #open and #close, when written,
+    are in Zeek's place and form (btest baselines canonicalise Zeek's
+    `#open<TAB>2026-11-25-10-00-00` to `#open XXXX-XX-XX-XX-XX-XX`); and the
+    log reads back as connections."""
+    log = profile_wikipedia(tmp_path / "profile") / "conn.log" if which == "fresh" else TCPMIX
+    ours = log.read_text().splitlines()
     theirs = WIKIPEDIA.read_text().splitlines()
     keep = ("#separator", "#set_separator", "#empty_field", "#unset_field", "#path", "#fields", "#types")
     assert [x for x in ours if x.startswith(keep)] == [x for x in theirs if x.startswith(keep)]
@@ -211,7 +220,8 @@ def test_our_conn_log_header_is_zeeks(tmp_path):
     canonical = [stamp.sub(r"#\1 XXXX-XX-XX-XX-XX-XX", x) for x in ours if x.startswith("#")]
     zeek_order = [x for x in theirs if x.startswith("#") and not x.startswith("###")]
     assert canonical == [x for x in zeek_order if x.startswith(keep) or x[1:].split(" ")[0] in ours_stamps(ours)]
-    table, _ = zeeklog.read_conn_logs(TCPMIX)
+    table, _ = zeeklog.read_conn_logs(log)
     assert table.column("uid").null_count == 0 and table.column("ts").null_count == 0
-    shutil.copy(TCPMIX, tmp_path / "conn.log")
-    assert zeeklog.read_conn_logs(tmp_path)[0].equals(table)
+    (tmp_path / "logs").mkdir()
+    shutil.copy(log, tmp_path / "logs/conn.log")
+    assert zeeklog.read_conn_logs(tmp_path / "logs")[0].equals(table)
