@@ -14,6 +14,9 @@
 
 #include <set>
 
+#include <pcap/pcap.h>
+
+#include "decode.hh"
 #include "elements.hh"
 #include "engine.hh"
 #include "sources.hh"
@@ -242,6 +245,58 @@ py::dict result_dict(RunResult& r) {
   return out;
 }
 
+// Every frame of a capture through the engine's decoder (decode.cc), one
+// array entry per frame: what the pcap sources see before the class rules.
+// The cross-part contract test (tests/test_decoder_contract.py) compares it
+// with the analyzer's connections.
+py::dict decode_pcap(const std::string& path) {
+  char err[PCAP_ERRBUF_SIZE] = {0};
+  pcap_t* p = pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, err);
+  if (!p) throw py::value_error("cannot read pcap '" + path + "': " + err);
+  const int link = pcap_datalink(p);
+  std::vector<uint8_t> result, version, proto, has_ports, src, dst;
+  std::vector<uint16_t> sport, dport;
+  std::vector<uint32_t> ip_length;
+  std::vector<uint64_t> conn_hash, flow_hash;
+  pcap_pkthdr* h = nullptr;
+  const u_char* data = nullptr;
+  int rc = 0;
+  while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
+    Decoded d;
+    const DecodeResult r =
+        linktype_supported(link) ? decode_frame(link, data, h->caplen, h->len, d) : DecodeResult::kNonIp;
+    result.push_back(static_cast<uint8_t>(r));
+    version.push_back(d.ip_version);
+    proto.push_back(d.proto);
+    has_ports.push_back(d.has_ports);
+    sport.push_back(d.sport);
+    dport.push_back(d.dport);
+    ip_length.push_back(d.ip_length);
+    conn_hash.push_back(d.conn_hash);
+    flow_hash.push_back(d.flow_hash);
+    src.insert(src.end(), d.src, d.src + 16);
+    dst.insert(dst.end(), d.dst, d.dst + 16);
+  }
+  const std::string read_error = rc == PCAP_ERROR ? pcap_geterr(p) : "";
+  pcap_close(p);
+  if (!read_error.empty())
+    throw py::value_error("pcap '" + path + "': " + read_error + " (after packet " + std::to_string(result.size()) +
+                          ")");
+  py::dict out;
+  out["result"] = array(result);
+  out["ip_version"] = array(version);
+  out["proto"] = array(proto);
+  out["has_ports"] = array(has_ports);
+  out["sport"] = array(sport);
+  out["dport"] = array(dport);
+  out["ip_length"] = array(ip_length);
+  out["conn_hash"] = array(conn_hash);
+  out["flow_hash"] = array(flow_hash);
+  out["src"] = array(src).reshape({static_cast<py::ssize_t>(result.size()), py::ssize_t{16}});
+  out["dst"] = array(dst).reshape({static_cast<py::ssize_t>(result.size()), py::ssize_t{16}});
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(tracelab_engine, m) {
@@ -290,6 +345,17 @@ PYBIND11_MODULE(tracelab_engine, m) {
     return l;
   });
   m.def("known_sources", [] { return known_sources(); });
+  m.def("decode_pcap", &decode_pcap, py::arg("path"),
+        "Every frame of a pcap through the engine's decoder: numpy arrays, one entry per frame, of\n"
+        "result (index into decode_results()), ip_version, proto, has_ports, sport, dport, ip_length,\n"
+        "conn_hash (the same both ways), flow_hash, and src/dst (n x 16 bytes, IPv4 in the first 4).\n"
+        "ValueError if the file cannot be read.");
+  m.def("decode_results", [] {
+    py::list l;
+    for (auto r : {DecodeResult::kOk, DecodeResult::kNonIp, DecodeResult::kTruncated, DecodeResult::kBadIpHeader})
+      l.append(decode_result_name(r));
+    return l;
+  });
   m.def("drop_reasons", [] {
     py::list l;
     for (int r = 0; r < kDropReasons; ++r) l.append(drop_reason_name(static_cast<DropReason>(r)));
