@@ -114,16 +114,29 @@ def test_bash_completes_every_listed_command(bash_script):
     assert {"model", "fidelity", "completion"} <= set(offered)
 
 
-def test_zsh_and_fish_scripts():
+def test_zsh_and_fish_scripts(tmp_path):
     zsh = run_tracelab("completion", "zsh").stdout
     assert zsh.startswith("#compdef tracelab\n") and "bashcompinit" in zsh and "--max-fit-samples" in zsh
     fish = run_tracelab("completion", "fish").stdout
     assert "complete -c tracelab -n __fish_use_subcommand -a 'profile roles model" in fish
     assert "complete -c tracelab -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from derive'" in fish
-    for shell, script in (("zsh", zsh), ("fish", fish)):
-        if shutil.which(shell):
-            r = subprocess.run([shell, "-n", "/dev/stdin"], input=script, capture_output=True, text=True)
-            assert r.returncode == 0, r.stderr
+    (tmp_path / "tracelab.zsh").write_text(zsh)
+    (tmp_path / "tracelab.fish").write_text(fish)
+    if shutil.which("zsh"):  # registered with zsh's completion system, through bashcompinit
+        probe = "autoload -U compinit; compinit -u -D; source tracelab.zsh; print -r -- ${_comps[tracelab]}"
+        r = subprocess.run(["zsh", "-f", "-c", probe], capture_output=True, text=True, cwd=tmp_path)
+        assert r.stdout.strip() == "_bash_complete -o default -F _tracelab", r.stderr
+    if shutil.which("fish"):  # fish completes from the script
+        cases = {
+            "tracelab mod": "model",
+            "tracelab model der": "derive",
+            "tracelab model derive x --se": "--seed",
+            "tracelab fidelity --lo": "--local",
+        }
+        for line, expect in cases.items():
+            probe = f"source tracelab.fish; complete -C '{line}'"
+            r = subprocess.run(["fish", "--no-config", "-c", probe], capture_output=True, text=True, cwd=tmp_path)
+            assert expect in r.stdout.split(), (line, r.stdout, r.stderr)
 
 
 def test_help_imports_neither_completion_nor_progress_nor_readers():
