@@ -15,9 +15,12 @@ checked here on every trace of `AGREE`:
   between 5-tuples (one hash per connection key, one key per hash), while its
   `flow_hash` tells the two directions apart.
 
+On a synthetic trace (`tracelab synth` of the example trace's model, with `--truth`)
+the synthesizer's connections, one truth row each, are also the analyzer's
+connections (same 5-tuples, same originator) and the engine's conn_hash groups.
+
 `KNOWN_DIFFERENCES` lists traces on which the two disagree today, each with the
 reason; the test requires that they still differ, so a fix moves a trace into `AGREE`.
-Synthetic traces need no third decoder: `tracelab synth` writes packets, it reads none.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 import tracelab_engine
 from public_datasets import public_dataset
@@ -155,3 +159,41 @@ def test_engine_conn_hash_is_one_per_connection_both_ways(rel):
 def test_known_differences_still_differ(rel, tmp_path):
     diff = differences(dataset(rel), tmp_path / "profile")
     assert diff, f"{rel} now decodes alike ({KNOWN_DIFFERENCES[rel]} no longer holds): move it to AGREE"
+
+
+def test_synth_connections_are_the_decoders_connections(tmp_path):
+    """The synthesizer's flow identity (its truth table) against both decoders."""
+    example = ROOT / "datasets" / "real" / "pcapplusplus-example.pcap"
+    tracelab_ok("profile", str(example), "--local", "10.0.0.0/8", "-o", str(tmp_path / "p"), "--quiet")
+    tracelab_ok("model", "derive", str(tmp_path / "p"), "-o", str(tmp_path / "m.model.json"))
+    trace, truth_file = tmp_path / "s.pcap", tmp_path / "truth.parquet"
+    tracelab_ok(
+        "synth", str(tmp_path / "m.model.json"), "-o", str(trace), "--duration", "60s", "--truth", str(truth_file)
+    )
+    truth = {
+        (
+            c["proto"],
+            str(ipaddress.ip_address(c["orig_h"])),
+            c["orig_p"],
+            str(ipaddress.ip_address(c["resp_h"])),
+            c["resp_p"],
+        )
+        for c in pq.read_table(truth_file).to_pylist()
+    }
+    assert len(truth) > 100
+    diff = differences(trace, tmp_path / "sp")
+    assert not diff, "the decoders disagree on the synthetic trace:\n" + "\n".join(diff[:20])
+    originators = {
+        (c["proto"], c["id.orig_h"], c["id.orig_p"], c["id.resp_h"], c["id.resp_p"])
+        for c in read_zeek_conn_log(tmp_path / "sp" / "conn.log").to_pylist()
+    }
+    assert originators == truth, (
+        f"analyzer only: {sorted(originators - truth)[:5]}; synth only: {sorted(truth - originators)[:5]}"
+    )
+    _, _, conn_hashes, _ = engine_directions(trace)
+    groups = defaultdict(set)
+    for (proto, src, sport, dst, dport), hashes in conn_hashes.items():
+        groups[next(iter(hashes))].add((proto, *sorted([(src, sport), (dst, dport)])))
+    canonical = {(p, *sorted([(a, ap), (b, bp)])) for p, a, ap, b, bp in truth}
+    assert all(len(g) == 1 for g in groups.values())
+    assert {next(iter(g)) for g in groups.values()} == canonical
