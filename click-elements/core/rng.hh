@@ -1,38 +1,36 @@
-// tracelab queueing cores: the one random source every core uses.
+// tracelab's one random generator in C++: the cores (SIFT, X-Protect,
+// JumboGen's RED), the replay engine's sources and distributions, and the
+// tests all draw from this Rng, and the engine's flow hashes use its mix64.
 //
-// A small, seeded, reproducible generator (xorshift64*; Vigna, "An
-// experimental exploration of Marsaglia's xorshift generators", 2016). Cores
-// that draw random numbers (RED, sampling) own one Rng, seeded from their
-// config, so two runs with the same seed make identical decisions.
-// Not cryptographic; not meant to be.
+// SplitMix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number
+// generators", OOPSLA 2014): one 64-bit state word, any seed (0 included) is
+// good, and the Rust generator of datasets/generate is the same function, so
+// one seed means one stream in both languages. Which seed serves which
+// purpose (traffic, element sampling, synthesis, fitting) is
+// docs/reference/random.md. Not cryptographic; not meant to be.
 #pragma once
 
 #include <cstdint>
 
 namespace tracelab {
 
+// The SplitMix64 finalizer: a bijective 64-bit mix, for hashes and seeds.
+constexpr uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
 class Rng {
  public:
-  // A zero state would stick at zero; splitmix64 spreads any seed (including
-  // 0) to a non-zero state.
-  explicit Rng(uint64_t seed = 1) { reseed(seed); }
+  explicit Rng(uint64_t seed = 1) : state_(seed) {}
 
-  void reseed(uint64_t seed) {
-    uint64_t z = seed + 0x9E3779B97F4A7C15ULL;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    state_ = (z ^ (z >> 31)) | 1;
-  }
-
-  uint64_t next_u64() {
-    state_ ^= state_ >> 12;
-    state_ ^= state_ << 25;
-    state_ ^= state_ >> 27;
-    return state_ * 0x2545F4914F6CDD1DULL;
-  }
+  uint64_t next_u64() { return mix64(state_ += 0x9e3779b97f4a7c15ULL); }
 
   // Uniform in [0, 1) with 53 random bits.
   double uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+
+  bool bernoulli(double p) { return uniform() < p; }
 
  private:
   uint64_t state_;

@@ -1,6 +1,9 @@
 //! A seeded xoshiro256** generator and the few distributions the trace
 //! needs. Written out (no crate) so the same seed gives the same trace on
-//! every platform and compiler version.
+//! every platform and compiler version. The state is seeded with SplitMix64,
+//! the generator of the C++ cores and engine (click-elements/core/rng.hh);
+//! docs/reference/random.md says why this one stays xoshiro256** and which
+//! seed serves which purpose.
 
 pub struct Rng {
     s: [u64; 4],

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "random.hh"
+#include "rng.hh"
 
 namespace tracelab::engine {
 

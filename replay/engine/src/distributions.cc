@@ -169,9 +169,9 @@ Distribution Distribution::parse(std::string_view text, Unit unit, const std::st
   return d;
 }
 
-double Distribution::sample(SourceRng& rng) const { return factor_ == 1 ? raw_sample(rng) : factor_ * raw_sample(rng); }
+double Distribution::sample(Rng& rng) const { return factor_ == 1 ? raw_sample(rng) : factor_ * raw_sample(rng); }
 
-double Distribution::raw_sample(SourceRng& rng) const {
+double Distribution::raw_sample(Rng& rng) const {
   switch (kind_) {
     case Kind::kConst:
       return a_;
@@ -181,31 +181,31 @@ double Distribution::raw_sample(SourceRng& rng) const {
       return b_ * std::pow(open_unit(rng), -1.0 / a_);
     case Kind::kBoundedPareto: {
       // Inverse CDF of F(x) = (1 - (L/x)^a) / (1 - (L/H)^a) on [L, H].
-      const double u = rng.next_double();
+      const double u = rng.uniform();
       return b_ * std::pow(1 - u * (1 - std::pow(b_ / c_, a_)), -1.0 / a_);
     }
     case Kind::kBoundedZipf: {
-      const double u = rng.next_double();
+      const double u = rng.uniform();
       const size_t i = std::upper_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin();
       return b_ + static_cast<double>(std::min(i, cdf_.size() - 1));
     }
     case Kind::kUniform:
-      return a_ + (b_ - a_) * rng.next_double();
+      return a_ + (b_ - a_) * rng.uniform();
     case Kind::kLogNormal: {
       // Box-Muller, one normal variate per call (the second is not kept: a
       // sample depends only on the two uniforms drawn for it).
       const double r = std::sqrt(-2 * std::log(open_unit(rng)));
-      return a_ * std::exp(b_ * r * std::cos(6.283185307179586 * rng.next_double()));
+      return a_ * std::exp(b_ * r * std::cos(6.283185307179586 * rng.uniform()));
     }
     case Kind::kWeibull:
       return b_ * std::pow(-std::log(open_unit(rng)), 1 / a_);
     case Kind::kHistogram: {
       if (cdf_.empty()) return 0;
-      const size_t i = std::upper_bound(cdf_.begin(), cdf_.end(), rng.next_double()) - cdf_.begin();
+      const size_t i = std::upper_bound(cdf_.begin(), cdf_.end(), rng.uniform()) - cdf_.begin();
       return values_[std::min(i, values_.size() - 1)];
     }
     case Kind::kQuantiles: {
-      const double x = rng.next_double() * static_cast<double>(values_.size() - 1);
+      const double x = rng.uniform() * static_cast<double>(values_.size() - 1);
       const size_t i = static_cast<size_t>(x);
       return values_[i] + (x - static_cast<double>(i)) * (values_[i + 1] - values_[i]);
     }
@@ -213,7 +213,7 @@ double Distribution::raw_sample(SourceRng& rng) const {
   return 0;
 }
 
-uint64_t Distribution::sample_count(SourceRng& rng, uint64_t floor) const {
+uint64_t Distribution::sample_count(Rng& rng, uint64_t floor) const {
   if (kind_ == Kind::kConst) return std::max<uint64_t>(floor, static_cast<uint64_t>(a_ * factor_ + 0.5));
   const long long x = std::llround(sample(rng));
   return std::max<uint64_t>(floor, x < 0 ? 0 : static_cast<uint64_t>(x));

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "random.hh"
+#include "rng.hh"
 
 namespace tracelab::engine {
 
@@ -33,9 +33,9 @@ class Distribution {
   // Throws SpecError (with `what` in the message) on bad text.
   static Distribution parse(std::string_view text, Unit unit, const std::string& what);
 
-  double sample(SourceRng& rng) const;
+  double sample(Rng& rng) const;
   // Sample rounded to the nearest integer, at least `floor`.
-  uint64_t sample_count(SourceRng& rng, uint64_t floor = 1) const;
+  uint64_t sample_count(Rng& rng, uint64_t floor = 1) const;
   double mean() const { return mean_ * factor_; }
   // Multiplies every sample (and the mean) by `f` > 0: every family here is
   // a scale family, so this keeps its shape and sets its mean.
@@ -56,7 +56,7 @@ class Distribution {
     kHistogram,
     kQuantiles
   };
-  double raw_sample(SourceRng& rng) const;
+  double raw_sample(Rng& rng) const;
   Kind kind_ = Kind::kConst;
   double a_ = 0, b_ = 0, c_ = 0;  // parameters, meaning by kind
   double mean_ = 0;               // before factor_
@@ -67,6 +67,6 @@ class Distribution {
 };
 
 // Uniform in (0, 1]: never 0, so -log(u) and u^(-1/a) stay finite.
-inline double open_unit(SourceRng& rng) { return 1.0 - rng.next_double(); }
+inline double open_unit(Rng& rng) { return 1.0 - rng.uniform(); }
 
 }  // namespace tracelab::engine

@@ -10,7 +10,7 @@
 
 #include "decode.hh"
 #include "distributions.hh"
-#include "random.hh"
+#include "rng.hh"
 #include "spec.hh"
 
 namespace tracelab::engine {
@@ -405,7 +405,7 @@ struct SyntheticCommon {
   }
   uint32_t draw_size() { return constant_size ? constant_size : static_cast<uint32_t>(size.sample_count(rng, 1)); }
 
-  SourceRng rng;
+  Rng rng;
   Distribution size;
   uint32_t constant_size = 0;  // the size when it is a constant: the per-packet path skips the draw
   uint8_t cls = 0;
@@ -745,7 +745,7 @@ class ModelSource final : public Source {
   // floor(x) + Bernoulli(frac(x)): an integer with mean exactly x.
   uint64_t stochastic_round(double x) {
     const double f = std::floor(x);
-    return static_cast<uint64_t>(f) + (rng_.next_double() < x - f ? 1 : 0);
+    return static_cast<uint64_t>(f) + (rng_.uniform() < x - f ? 1 : 0);
   }
 
   // Draws the next train of side `c.turn`; returns its warm-up (ps).
@@ -761,7 +761,7 @@ class ModelSource final : public Source {
 
   void start_connection(double t) {
     ++started_;
-    const uint8_t k = rng_.next_double() < p_intranet_ ? 0 : 1;
+    const uint8_t k = rng_.uniform() < p_intranet_ ? 0 : 1;
     const Scope& sc = scopes_[k];
     const double bytes = size_.sample(rng_);
     Conn c;
@@ -790,7 +790,7 @@ class ModelSource final : public Source {
     heap_.push({t, id});
   }
 
-  SourceRng rng_;
+  Rng rng_;
   Distribution size_, gap_;
   Scope scopes_[2];
   double p_intranet_ = 0, peak_ps_per_bit_ = 0, next_flow_ = 0;

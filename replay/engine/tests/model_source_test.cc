@@ -107,7 +107,7 @@ TEST(Distributions, FittedFamiliesMatchTheirMeans) {
   for (const auto& c : cases) {
     Distribution d = Distribution::parse(c.text, Distribution::Unit::kBytes, "test");
     EXPECT_NEAR(d.mean(), c.mean, 1e-9 * c.mean) << c.text;
-    SourceRng rng(7);
+    Rng rng(7);
     double sum = 0;
     const int n = 1000000;
     for (int i = 0; i < n; ++i) sum += d.sample(rng);
