@@ -136,6 +136,13 @@ def test_model_from_zeek_baseline_matches_the_model_of_the_profiled_pcap(tmp_pat
         assert zeek["topological"]["shares"][scope] == pytest.approx(ours["topological"]["shares"][scope])
     assert zeek["legacy"]["shares"] == pytest.approx(ours["legacy"]["shares"])
     assert zeek["provenance"]["input"]["kind"] == "zeek-conn-log"
+    # The same table: every column the conn.log profile has, the analyzer's has, with its type.
+    zeeklog.to_profile(WIKIPEDIA, ["141.142.0.0/16"], tmp_path / "zeek")
+    theirs = pq.read_schema(profile / "connections.parquet")
+    ours = pq.read_schema(tmp_path / "zeek/connections.parquet")
+    assert set(ours.names) - set(theirs.names) <= {"service"}  # an analyzer without service detection
+    for f in ours:
+        assert f.name not in theirs.names or theirs.field(f.name).type == f.type, f
     assert any("rtt" in s.lower() for s in zeek["provenance"]["input"]["absent"]["model"])
     assert zeek["topological"]["rtt_s"]["intranet"]["n"] == 0
 
