@@ -130,3 +130,23 @@ def test_unreadable_zeek_log_is_an_input_error(tmp_path):
     proc = fidelity(str(log), "-o", "x", cwd=tmp_path)
     assert proc.returncode == 3 and proc.stderr.startswith(f"tracelab: error: fidelity: {log}:3: ")
     assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "x").exists()
+
+
+def test_captures_go_to_the_analyzer_and_the_rest_to_the_zeek_reader(tmp_path):
+    from tracelab.fidelity import is_pcap
+
+    pcap = TRACE.read_bytes()
+    log = (ROOT / "tests/baselines/tcpmix/profile/conn.log").read_bytes()
+    files = {
+        "trace.pcap": pcap,
+        "trace.pcap.gz": gzip.compress(pcap),
+        "capture": pcap,  # by its magic number
+        "capture.gz": gzip.compress(pcap),
+        "conn.log": log,
+        "conn.2026-11-25-10-00-00.log.gz": gzip.compress(log),
+        "conn.json": b'{"ts": 1.0}\n',
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+        assert is_pcap(tmp_path / name) == (b"pcap" in name.encode() or name.startswith("capture")), name
+    assert not is_pcap(tmp_path)  # a directory of rotated logs

@@ -10,6 +10,7 @@ at the end.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import shutil
@@ -67,14 +68,21 @@ PCAP_SUFFIXES = {".pcap", ".pcapng", ".cap"}
 
 
 def is_pcap(path: Path) -> bool:
-    """A capture (by its name or magic number) goes to the analyzer; anything else
-    is read as Zeek conn logs."""
+    """A capture, gzipped or not (by its name or magic number), goes to the
+    analyzer; anything else is read as Zeek conn logs."""
     if not path.is_file():
         return False
-    if path.suffix.lower() in PCAP_SUFFIXES:
+    if any(s.lower() in PCAP_SUFFIXES for s in path.suffixes):
         return True
     with path.open("rb") as f:
-        return f.read(4) in PCAP_MAGICS
+        head = f.read(4)
+    if head[:2] == b"\x1f\x8b":
+        try:
+            with gzip.open(path, "rb") as f:
+                head = f.read(4)
+        except (OSError, EOFError):  # not gzip after all: let the Zeek reader say what it is
+            return False
+    return head in PCAP_MAGICS
 
 
 STAGES = 5  # profile, model derive, synth, profile (synthetic), compare
