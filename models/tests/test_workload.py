@@ -2,6 +2,7 @@
 
 import json
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -179,12 +180,16 @@ def test_traffic_section_counts_what_the_profile_holds(tmp_path):
         assert sum(entry["states"].values()) == len(rows)
         assert entry["bytes"]["orig"] == sum(c["orig_bytes"][i] or 0 for i in rows)
         assert sum(s["connections"] for s in entry["services"]) + entry["other_services"]["connections"] == len(rows)
-        top = entry["services"][0]
-        assert top["service"] == f"{proto}/{top['port']}"
+        # The detected service, or the responder's proto/port where none was (`-`).
+        svc = Counter(c["service"][i] or f"{proto}/{c['id.resp_p'][i]}" for i in rows)
+        assert {s["service"]: s["connections"] for s in entry["services"]} == dict(svc.most_common(len(svc)))
         for group in entry["groups"].values():
             for rep in group["variables"].values():
                 assert rep["chosen"] == "empirical" or rep["gof"]["passed"]
                 assert (rep["table"] is not None) == (rep["chosen"] == "empirical")
+    # The bundled trace's DNS and HTTP are named as detected, not by port.
+    names = {s["service"] for entry in tr["classes"].values() for s in entry["services"]}
+    assert {"dns", "http"} <= names
     h = pq.read_table(out / "hosts.parquet").to_pydict()
     local = [i for i in range(len(h["host"])) if h["local"][i]]
     assert tr["hosts"]["local"]["clients"] == sum(1 for i in local if h["outcnx"][i] > 0)

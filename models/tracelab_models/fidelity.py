@@ -109,11 +109,14 @@ class ProfileView:
         return self.orig_bytes + self.resp_bytes
 
     def services(self) -> Counter:
-        """Connections per service: Zeek's `service` column when the profile
-        has one, else `proto/port` of the responder (a port-based stand-in)."""
-        if self.service is not None:
-            return Counter(s for s in self.service if s not in (None, "", "-"))
-        return Counter(f"{p}/{port}" for p, port in zip(self.proto, self.resp_port, strict=True))
+        """Connections per service: the `service` the analyzer detected from the
+        payload (Zeek's names), and for a connection without one (`-`, or a profile
+        without the column) `proto/port` of the responder, a port-based stand-in.
+        The same rule as the model's service mix (traffic.py)."""
+        ports = (f"{p}/{port}" for p, port in zip(self.proto, self.resp_port, strict=True))
+        if self.service is None:
+            return Counter(ports)
+        return Counter(s if s not in (None, "", "-") else q for s, q in zip(self.service, ports, strict=True))
 
 
 # --- the contract ------------------------------------------------------------------

@@ -5,8 +5,12 @@ Per class = scope (intranet, internet) x protocol (TCP, UDP); ICMP and other
 protocols are counted only:
 
 * counts: connections, connections with a local originator, payload bytes per
-  direction, the service mix (the responder's `proto/port`, or the profile's
-  `service` column when it has one) and the connection states;
+  direction, the service mix and the connection states. A connection's service is
+  the profile's `service` column (detected by the analyzer from the payload, Zeek's
+  names: http, ssl, dns, ...) when it has one; only when it is `-` (nothing
+  detected, or a profile without the column) the responder's `proto/port` stands
+  in. `tracelab synth` writes each detected service's first bytes
+  (replay/tracelab/synth/payloads.py), so the synthetic profile detects it too;
 * per state (TCP: SF, S1, RSTO, RSTR, OTH, S0, REJ, the others mapped to the nearest
   of these; UDP: SF = answered, S0 = not), the per-connection variables (total bytes, originator's
   fraction of them, duration, data trains or datagrams per side, the handshake RTT
@@ -197,6 +201,7 @@ def derive_traffic(profile_dir, summary: dict, seed: int = 0) -> dict:
     else:
         svc = np.full(n, "", dtype=object)
     port = column(conns, S.RESP_P, 0.0).astype(np.int64)
+    # Detected service first; the port stand-in only where nothing was detected.
     svc = np.where(np.isin(svc, ["", "-"]), np.char.add(np.char.add(proto.astype(str), "/"), port.astype(str)), svc)
     ts = np.sort(column(conns, S.TS))
     ts = ts[np.isfinite(ts)]

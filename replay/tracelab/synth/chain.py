@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from tracelab_models.distributions import model_ppf
 
-from . import pcap
+from . import payloads, pcap
 from .sampling import SynthError
 
 SCOPES = ("intranet", "internet")
@@ -205,6 +205,7 @@ class Plan:
     dport: np.ndarray
     mss: np.ndarray  # (n, 2)
     ack_extra: np.ndarray  # (n, 2) us: extra DATA-ACK delay of the data sent by orig / resp
+    signature: np.ndarray  # (n, 2) payloads.TABLE index of the service's first bytes per side (0: none)
     summary: dict
 
 
@@ -336,6 +337,7 @@ def plan(model: dict, opts: ChainOptions) -> Plan:
 
     # 4. Services, hosts, ports.
     dport = np.zeros(n, dtype=np.int64)
+    signature = np.zeros((n, 2), dtype=np.int64)
     orig_local = np.ones(n, dtype=bool)
     for c, name in enumerate(CLASSES):
         entry = tr["classes"].get(name)
@@ -348,7 +350,22 @@ def plan(model: dict, opts: ChainOptions) -> Plan:
         ports = np.concatenate(
             [np.full(k[i], s["port"]) for i, s in enumerate(svc)] + [rng.integers(20000, 60000, k[-1])]
         ).astype(np.int64)
-        dport[idx] = ports[rng.permutation(len(idx))]
+        # The service's first bytes per side, so that the profile detects it (a port
+        # stand-in such as "tcp/8080" has none; nor have the other services).
+        sigs = np.concatenate(
+            [np.tile([payloads.index(s["service"], 0), payloads.index(s["service"], 1)], (k[i], 1))
+             for i, s in enumerate(svc)] + [np.zeros((k[-1], 2), dtype=np.int64)]
+        ).astype(np.int64)  # fmt: skip
+        # Services whose detection needs both sides to speak (every TCP one) go to
+        # connections with data both ways first, as their detected originals had; the
+        # rest at random.
+        tcp = entry["proto"] == "tcp"
+        need = (sigs > 0).all(axis=1) if tcp else (sigs > 0).any(axis=1)
+        fit = (orig_bytes[idx] > 0) & (resp_bytes[idx] > 0) if tcp else (orig_bytes[idx] + resp_bytes[idx]) > 0
+        slots = np.lexsort((rng.random(len(idx)), ~need))
+        conns = idx[np.lexsort((rng.random(len(idx)), ~fit))]
+        dport[conns] = ports[slots]
+        signature[conns] = sigs[slots]
         if entry["scope"] == "internet":
             m = round(entry["orig_local"] / max(entry["connections"], 1) * len(idx))
             orig_local[idx] = False
@@ -422,7 +439,7 @@ def plan(model: dict, opts: ChainOptions) -> Plan:
         "source_trace": model["provenance"].get("source_trace"),
     }
     return Plan(n, arrival, cls, state, udp, scope, orig_bytes, resp_bytes, d_us, trains, rtt_a,
-                rtt_b, orig_pkts, resp_pkts, src, dst, sport, dport, mss, ack_extra, summary)  # fmt: skip
+                rtt_b, orig_pkts, resp_pkts, src, dst, sport, dport, mss, ack_extra, signature, summary)  # fmt: skip
 
 
 def _median(group, var) -> float:
@@ -611,6 +628,14 @@ def _chunk_packets(p: Plan, lo: int, hi: int, sides: _Sides, rng) -> dict:
     isn = rng.integers(0, 2**32, size=(n, 2), dtype=np.int64)
     key = local * 2 + P["dir"]
     o = np.lexsort((order, P["time"], key))
+    # The first data packet of each side carries the service's first bytes, if it
+    # is long enough for them.
+    data = o[P["len"][o] > 0]
+    firsts = data[np.r_[True, key[data][1:] != key[data][:-1]]] if len(data) else data
+    sig = p.signature[P["conn"][firsts], P["dir"][firsts]]
+    fits = P["len"][firsts] >= np.asarray(payloads.MIN_LEN)[sig]
+    payload = np.zeros(len(order), dtype=np.int64)
+    payload[firsts[fits]] = sig[fits]
     sent = np.empty_like(P["space"])
     sent[o] = _segment_cumsum(P["space"][o], key[o]) - P["space"][o]
     seq = (isn[local, P["dir"]] + sent) % 2**32
@@ -644,6 +669,7 @@ def _chunk_packets(p: Plan, lo: int, hi: int, sides: _Sides, rng) -> dict:
         "seq": np.where(udp, 0, seq),
         "ack": np.where(udp, 0, ack),
         "flags": np.where(udp, 0, P["flags"]),
+        "payload": payload,
     }
 
 

@@ -1,15 +1,18 @@
 """Classic libpcap files (microsecond timestamps, little-endian, Ethernet) rendered from
 packet arrays with numpy: one structured header block per packet, checksums computed
-over whole columns, zero payloads, written in chunks so memory stays bounded.
+over whole columns, zero payloads but for a service's first bytes (payloads.py),
+written in chunks so memory stays bounded.
 
-Payload bytes are zeros, so the TCP/UDP checksum of the whole packet is the checksum
-of the pseudo-header and the transport header alone: the checksums verify even when
-`snaplen` cuts the payload from the file.
+Payload bytes are zeros after those first bytes, so the TCP/UDP checksum of the whole
+packet is the checksum of the pseudo-header, the transport header and the first bytes
+alone: the checksums verify even when `snaplen` cuts the payload from the file.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from . import payloads
 
 LINKTYPE_ETHERNET = 1
 PCAP_MAGIC_US = 0xA1B2C3D4
@@ -100,7 +103,8 @@ def _mac(ip: np.ndarray) -> np.ndarray:
 def _headers(p: dict, tcp: bool) -> np.ndarray:
     """Header blocks (pcap record header + Ethernet + IPv4 + TCP or UDP) of packets of
     one protocol given as columns: time_us, src, dst, sport, dport, ip_len, ip_id, and
-    for TCP seq, ack, flags; checksums filled in."""
+    for TCP seq, ack, flags; optionally payload (a payloads.TABLE index); checksums
+    filled in."""
     n = len(p["time_us"])
     h = np.zeros(n, dtype=TCP_HDR if tcp else UDP_HDR)
     ip_len = p["ip_len"].astype(np.int64)
@@ -135,6 +139,8 @@ def _headers(p: dict, tcp: bool) -> np.ndarray:
     h["ip_sum"] = _fold(_words(raw, IP_AT, IP_AT + IP_LEN))
     # Pseudo-header (source, destination, protocol, transport length), then the header.
     pseudo = _words(raw, IP_AT + 12, IP_AT + 20) + np.uint64(TCP if tcp else UDP) + l4_len
+    if "payload" in p:
+        pseudo = pseudo + payloads.WORDS[p["payload"]]
     l4 = _fold(pseudo + _words(raw, IP_AT + IP_LEN, h.dtype.itemsize))
     if not tcp:
         l4 = np.where(l4 == 0, 0xFFFF, l4).astype(np.uint16)  # UDP sends a computed 0 as all ones
@@ -154,6 +160,18 @@ def render(p: dict, snaplen: int) -> bytes:
         if len(idx):
             raw = _headers({**{k: v[idx] for k, v in p.items()}, "incl_len": incl[idx]}, proto == TCP)
             out[(starts[idx, None] + np.arange(raw.shape[1])).ravel()] = raw.ravel()
+            if "payload" not in p:
+                continue
+            # A service's first bytes, as far as the snaplen keeps them.
+            for sig in np.unique(p["payload"][idx]):
+                if sig == 0:
+                    continue
+                at = idx[p["payload"][idx] == sig]
+                body = np.frombuffer(payloads.TABLE[sig], dtype=np.uint8)
+                room = PCAP_REC + incl[at] - raw.shape[1]
+                for j, i in enumerate(at.tolist()):
+                    k = min(len(body), int(room[j]))
+                    out[starts[i] + raw.shape[1] : starts[i] + raw.shape[1] + k] = body[:k]
     return out.tobytes()
 
 

@@ -210,6 +210,7 @@ mod tests {
                 resp_h: addrs[next(14) as usize],
                 resp_p: [22, 53, 80, 443, 8080][next(5) as usize],
                 ip_proto: [ip_proto::TCP, ip_proto::UDP][next(2) as usize],
+                service: None,
                 duration_ns: None,
                 orig_bytes: None,
                 resp_bytes: None,

@@ -23,7 +23,7 @@
 //! addresses (Zeek uses the final destination of a type-0 routing header).
 
 use crate::SkipReason::{self, BadIpHeader, BadTcpHeader, BadUdpHeader, IpFragment, Ipv6ExtensionLimit, Truncated};
-use crate::{ip_proto, tcp_flags, Addr, PacketMeta, TcpMeta};
+use crate::{ip_proto, tcp_flags, Addr, PacketMeta, TcpMeta, PAYLOAD_HEAD};
 
 /// Extension headers in one IPv6 packet.
 const MAX_IPV6_EXTENSION_HEADERS: usize = 8;
@@ -150,6 +150,15 @@ fn ipv6(ip: &[u8], wire_ip: usize, m: &mut PacketMeta) -> Result<(), SkipReason>
     Err(Ipv6ExtensionLimit)
 }
 
+/// The first [`PAYLOAD_HEAD`] bytes of `payload`, zero-padded.
+#[inline]
+fn head(payload: &[u8]) -> [u8; PAYLOAD_HEAD] {
+    let mut h = [0; PAYLOAD_HEAD];
+    let n = payload.len().min(PAYLOAD_HEAD);
+    h[..n].copy_from_slice(&payload[..n]);
+    h
+}
+
 /// The transport header at `offset` in `ip`, `total` the IP length. Sets
 /// every transport field of `m` (ports, payload lengths, `tcp`): `m` may
 /// hold the previous packet.
@@ -207,6 +216,7 @@ fn transport(
             }
             m.payload_len = (claimed - header_len) as u32;
             m.payload_captured = seg.len().saturating_sub(header_len) as u32;
+            m.payload_head = head(seg.get(header_len..).unwrap_or(&[]));
         }
         ip_proto::UDP => {
             if claimed < 8 {
@@ -224,6 +234,7 @@ fn transport(
             // Zeek counts the UDP length field, not the IP length.
             m.payload_len = (udp_len - 8) as u32;
             m.payload_captured = (seg.len() - 8).min(udp_len - 8) as u32;
+            m.payload_head = head(&seg[8..8 + m.payload_captured as usize]);
             m.tcp = TcpMeta::default();
         }
         ip_proto::ICMP | ip_proto::ICMPV6 => {
@@ -236,6 +247,7 @@ fn transport(
             m.dport = u16::from(c[1]);
             m.payload_len = (claimed - 8) as u32;
             m.payload_captured = (seg.len() - 8) as u32;
+            m.payload_head = [0; PAYLOAD_HEAD];
             m.tcp = TcpMeta::default();
         }
         _ => {
@@ -243,6 +255,7 @@ fn transport(
             m.dport = 0;
             m.payload_len = claimed as u32;
             m.payload_captured = seg.len() as u32;
+            m.payload_head = [0; PAYLOAD_HEAD];
             m.tcp = TcpMeta::default();
         }
     }

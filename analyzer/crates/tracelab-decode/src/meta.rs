@@ -116,6 +116,12 @@ pub struct TcpMeta {
     pub sack_permitted: bool,
 }
 
+/// How many payload bytes a [`PacketMeta`] keeps: enough for every
+/// signature of the tracker's service detection (the longest, a DNS header
+/// and the start of its question name, ends here; see
+/// tracelab-flow/src/service.rs).
+pub const PAYLOAD_HEAD: usize = 32;
+
 /// One decoded IP packet: everything downstream needs, copied out of the
 /// frame so the frame buffer can be reused at once.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -142,6 +148,11 @@ pub struct PacketMeta {
     pub payload_len: u32,
     /// Bytes of transport payload actually present in the capture.
     pub payload_captured: u32,
+    /// The first [`PAYLOAD_HEAD`] captured bytes of a TCP or UDP payload,
+    /// zero beyond `payload_captured` (and for other protocols): what the
+    /// tracker's service detection reads. A fixed array, so a packet still
+    /// needs no allocation and leaves the frame buffer free at once.
+    pub payload_head: [u8; PAYLOAD_HEAD],
     pub tcp: TcpMeta,
     /// Outer and inner 802.1Q VLAN ids (0 when absent).
     pub vlan: u16,

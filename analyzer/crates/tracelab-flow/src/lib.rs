@@ -9,6 +9,8 @@
 //! * Metrics (`metrics.rs`): handshake and DATA-ACK RTTs (Karn's rule),
 //!   retransmissions, trains, warm-ups, theoretical time (Eq. 5.10 of the
 //!   thesis, (r-1) RTTs) and pacing, load bins.
+//! * Service (`service.rs`): Zeek's service names, detected from the first
+//!   bytes of the first payload packets of each direction.
 //!
 //! Determinism: the table hash is keyed at random per run ([`TableBuild`]),
 //! but nothing leaves in table order: records leave [`Tracker::advance`]
@@ -19,6 +21,7 @@ mod common;
 mod key;
 mod metrics;
 mod record;
+pub mod service;
 mod small;
 pub use small::List;
 mod tcp;
@@ -27,6 +30,7 @@ mod tracker;
 pub use key::{zeek_ports, FlowKey, TableBuild, TableHasher};
 pub use metrics::{flight, rtt_a_b, theory_ns};
 pub use record::*;
+pub use service::Service;
 pub use tracker::{Seen, Tracker};
 
 use tracelab_decode::ip_proto;

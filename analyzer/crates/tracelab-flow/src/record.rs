@@ -5,6 +5,8 @@ use std::fmt;
 
 use tracelab_decode::Addr;
 
+use crate::service::Service;
+
 pub use crate::small::List;
 
 /// Zeek's `conn_state` values (base/protocols/conn/main.zeek).
@@ -172,6 +174,9 @@ pub struct ConnRecord {
     pub resp_h: Addr,
     pub resp_p: u16,
     pub ip_proto: u8,
+    /// Zeek's `service`, detected from the payload (`service.rs`); `None`
+    /// is conn.log's `-`.
+    pub service: Option<Service>,
     /// Zeek: unset ("-") when the connection has a single packet time.
     pub duration_ns: Option<i64>,
     /// Payload bytes per side (TCP: from sequence numbers, as Zeek).

@@ -18,6 +18,7 @@ use crate::common::Common;
 use crate::key::{splitmix64, uid, zeek_ports, FlowKey, TableBuild};
 use crate::metrics::TcpMetrics;
 use crate::record::{ConnRecord, ConnState, LoadBin, RttRecord};
+use crate::service::{self, LOOK_PKTS};
 use crate::tcp::{EpState, Tcp};
 use crate::TrackerConfig;
 
@@ -98,6 +99,10 @@ struct Conn {
     first_swapped: bool,
     /// The caller's byte ([`Seen::tag`]).
     tag: u8,
+    /// Service detection per slot: the clues of the payloads read
+    /// ([`service::clues`]) and how many were read.
+    clues: [u32; 2],
+    looked: [u8; 2],
     /// How many connections on this key started at this connection's
     /// first timestamp before it (a SYN reusing the 5-tuple at the same
     /// instant): 0 but for those, it keeps their uids apart.
@@ -467,6 +472,8 @@ impl Conn {
             due: i64::MIN,
             first_swapped: swapped,
             tag: Seen::NEW,
+            clues: [0; 2],
+            looked: [0; 2],
             uid_seq: 0,
         }
     }
@@ -548,6 +555,9 @@ impl Conn {
         let b = &mut self.bin;
         b.ip_bytes[slot] += p.ip_len as u64;
         b.pkts[slot] += 1;
+        if p.payload_len > 0 && self.looked[slot] < LOOK_PKTS {
+            self.look(p, slot);
+        }
 
         match &mut self.kind {
             Kind::Tcp(t) => {
@@ -599,6 +609,15 @@ impl Conn {
             }
             Kind::Other => self.c.last_ns = p.ts_ns,
         }
+    }
+
+    /// One of the first payload packets of `slot`: its clues. Out of line:
+    /// most packets of a connection come later and skip it.
+    #[inline(never)]
+    fn look(&mut self, p: &PacketMeta, slot: usize) {
+        self.looked[slot] += 1;
+        let head = &p.payload_head[..(p.payload_captured as usize).min(p.payload_head.len())];
+        self.clues[slot] |= service::clues(p.ip_proto, p.sport, p.dport, head, p.payload_len);
     }
 
     /// A packet at `ts` fell outside the current bin's span: moves to its
@@ -675,6 +694,12 @@ impl Conn {
             resp_h: self.ends[resp].0,
             resp_p: self.ends[resp].1,
             ip_proto: self.proto,
+            service: if self.proto == ip_proto::TCP && !self.c.history.contains(['S', 'H', 's', 'h']) {
+                // Picked up mid-stream: Zeek names no service (service.rs).
+                None
+            } else {
+                service::confirm(self.clues[orig], self.clues[resp])
+            },
             // Zeek sets duration and byte counts only when duration > 0.
             duration_ns: has_duration.then_some(duration),
             orig_bytes: has_duration.then_some(sizes.0),

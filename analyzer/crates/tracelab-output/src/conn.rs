@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 
 use tracelab_decode::ip_proto;
-use tracelab_flow::{ConnRecord, SampleStats, SideTransfer};
+use tracelab_flow::{ConnRecord, SampleStats, Service, SideTransfer};
 
 use crate::table::{Kind, Row};
 
@@ -46,6 +46,7 @@ pub const CONN_COLUMNS: &[(&str, Kind)] = &[
     ("id.resp_h", Kind::Id),
     ("id.resp_p", Kind::I32),
     ("proto", Kind::Str),
+    ("service", Kind::Str),
     ("ip_proto", Kind::I32),
     ("duration", Kind::F64),
     ("orig_bytes", Kind::I64),
@@ -144,6 +145,7 @@ pub fn push_conn(t: Row<'_>, c: &ConnRecord, uid: &[u8], ctx: &ConnContext, text
         .id(Some(text.resp_h.as_bytes()))
         .i32(Some(c.resp_p as i32))
         .label(Some(proto_name(c.ip_proto)))
+        .label(c.service.map(Service::name))
         .i32(Some(c.ip_proto as i32))
         .f64(opt_secs(c.duration_ns))
         .i64(c.orig_bytes.map(|b| b as i64))
@@ -374,10 +376,10 @@ impl std::fmt::Write for AddrText {
 
 /// The longest conn.log line without its history: 21 tabs and a newline,
 /// ts and duration (`TIME_MAX`), uid 18, two addresses 39, two ports 5,
-/// proto 17, service 1, seven counts 20, conn_state 6, two bools 1,
+/// proto 17, service 4, seven counts 20, conn_state 6, two bools 1,
 /// tunnel_parents 1, ip_proto 3; and 20 bytes after the last count for
 /// `Cursor::count`'s fixed-size copy.
-const LINE_MAX: usize = 22 + 2 * TIME_MAX + 18 + 2 * 39 + 2 * 5 + 17 + 1 + 7 * 20 + 6 + 2 + 1 + 3 + 20;
+const LINE_MAX: usize = 22 + 2 * TIME_MAX + 18 + 2 * 39 + 2 * 5 + 17 + 4 + 7 * 20 + 6 + 2 + 1 + 3 + 20;
 
 /// The text of one connection, formatted once and shared by conn.log and
 /// the Parquet row: its two addresses and its conn.log line. The line's
@@ -405,9 +407,9 @@ impl ConnText {
         &self.buf[..self.len]
     }
 
-    /// Formats `c`'s addresses and its conn.log line. `service` is `-`:
-    /// tracelab does no application-layer protocol detection (see
-    /// docs/analyzer.md). `uid` is `c.uid`'s text.
+    /// Formats `c`'s addresses and its conn.log line (`service` as
+    /// detected from the payload, `-` when none was). `uid` is `c.uid`'s
+    /// text.
     pub fn fill(&mut self, c: &ConnRecord, uid: &[u8], ctx: &ConnContext) {
         self.orig_h = AddrText::new(&c.orig_h);
         self.resp_h = AddrText::new(&c.resp_h);
@@ -428,7 +430,9 @@ impl ConnText {
         w.count(c.resp_p.into());
         w.tab();
         w.bytes(proto_name(c.ip_proto).as_bytes());
-        w.bytes(b"\t-\t");
+        w.tab();
+        w.bytes(c.service.map_or(b"-", |s| s.name().as_bytes()));
+        w.tab();
         match c.duration_ns {
             Some(ns) => w.time(ns),
             None => w.byte(b'-'),
@@ -511,6 +515,7 @@ mod tests {
             resp_h,
             resp_p: 80,
             ip_proto: 6,
+            service: None,
             duration_ns: None,
             orig_bytes: None,
             resp_bytes: Some(0),
@@ -547,6 +552,7 @@ mod tests {
             "1300475167.096535\tCHhAvVGS1DHFjwGM9a\t2001:db8::1\t54321\t192.168.0.255\t80\ttcp\t-\t-\t-\t0\tS0\tT\t-\t0\t-\t1\t60\t0\t0\t-\t6\n"
         );
         let mut c = record(Addr::v4([10, 0, 0, 1]), Addr::v4([8, 8, 8, 8]));
+        c.service = Some(Service::Http);
         c.duration_ns = Some(1_000_500);
         c.orig_bytes = Some(12);
         c.history = "ShADadfF".into();
@@ -557,7 +563,7 @@ mod tests {
         }
         assert_eq!(
             String::from_utf8(text.line().to_vec()).unwrap(),
-            "1300475167.096535\tCHhAvVGS1DHFjwGM9a\t10.0.0.1\t54321\t8.8.8.8\t80\ttcp\t-\t0.001001\t12\t0\tS0\tF\t-\t0\tShADadfF\t1\t60\t0\t0\t-\t6\n"
+            "1300475167.096535\tCHhAvVGS1DHFjwGM9a\t10.0.0.1\t54321\t8.8.8.8\t80\ttcp\thttp\t0.001001\t12\t0\tS0\tF\t-\t0\tShADadfF\t1\t60\t0\t0\t-\t6\n"
         );
     }
 
