@@ -98,12 +98,17 @@ def test_json_and_gzip_forms_read_as_the_tsv(tmp_path):
             assert zeeklog.read_conn_logs(other)[0].equals(tsv), other
 
 
-def test_json_iso_timestamps(tmp_path):
+def test_json_timestamps_in_each_form_zeek_writes(tmp_path):
+    """LogAscii::json_timestamps: TS_EPOCH, TS_MILLIS, TS_ISO8601."""
     log = tmp_path / "conn.log"
-    rec = {"ts": "2026-11-25T10:00:00.250000Z", "uid": "C1", "id.orig_h": "10.0.0.1", "id.orig_p": 1,
-           "id.resp_h": "10.0.0.2", "id.resp_p": 80, "proto": "tcp"}  # fmt: skip
-    log.write_text(json.dumps(rec) + "\n")
-    assert zeeklog.read_conn_logs(log)[0].column("ts").to_pylist() == [1795600800.25]
+    rec = {"uid": "C1", "id.orig_h": "10.0.0.1", "id.orig_p": 1, "id.resp_h": "10.0.0.2", "id.resp_p": 80}
+    rec["proto"] = "tcp"
+    for ts in (1795600800.25, 1795600800250, "2026-11-25T10:00:00.250000Z"):
+        log.write_text(json.dumps({"ts": ts, **rec}) + "\n")
+        assert zeeklog.read_conn_logs(log)[0].column("ts").to_pylist() == [1795600800.25], ts
+    log.write_text(json.dumps({"ts": "yesterday", **rec}) + "\n")
+    with pytest.raises(ProfileError, match=rf"{log}:1: ts 'yesterday' is neither"):
+        zeeklog.read_conn_logs(log)
 
 
 def test_rotated_directory_merges_in_time_order(tmp_path):

@@ -16,7 +16,8 @@ Limits:
   ``XXXXXXXXXX.XXXXXX``, read as unset), ``id.orig_h``, ``id.resp_h``,
   ``id.resp_p`` and ``proto``; a malformed line stops the read with
   ``file:line: reason``;
-* JSON ``ts`` is epoch seconds or ISO 8601 (``LogAscii::json_timestamps``);
+* JSON ``ts`` is epoch seconds, integer milliseconds or ISO 8601, as
+  ``LogAscii::json_timestamps`` (TS_EPOCH, TS_MILLIS, TS_ISO8601) writes it;
 * records are held in memory, and parsezeeklogs converts them in Python:
   1,045,000 connections (tcpmix's conn.log repeated) took 1.06 GB peak RSS
   and 17 s of CPU;
@@ -152,7 +153,14 @@ def _fail(path: Path):
     return on_error
 
 
+# JSON::TS_MILLIS writes integer milliseconds: above this, an integer ts is
+# milliseconds (as seconds it would be after the year 5000).
+_MILLIS_ABOVE = 10**11
+
+
 def _ts(value, path: Path, lineno: int) -> float | None:
+    if isinstance(value, int) and not isinstance(value, bool) and value > _MILLIS_ABOVE:
+        return value / 1000
     if value is None or isinstance(value, (int, float)):
         return value
     if value == _BTEST_TIME:
@@ -160,7 +168,7 @@ def _ts(value, path: Path, lineno: int) -> float | None:
     try:
         return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
     except (AttributeError, ValueError):
-        raise ProfileError(f"{path}:{lineno}: ts {value!r} is neither epoch seconds nor ISO 8601") from None
+        raise ProfileError(f"{path}:{lineno}: ts {value!r} is neither epoch (milli)seconds nor ISO 8601") from None
 
 
 def read_file(path: Path) -> pa.Table:
