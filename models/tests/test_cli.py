@@ -80,10 +80,10 @@ def test_model_derive_reads_a_gzipped_zeek_conn_log(tmp_path, capsys):
     capsys.readouterr()
     (tmp_path / "empty").mkdir()
     assert model_main(["derive", str(tmp_path / "empty"), "-o", str(out)]) == 3
+    assert "no conn.log" in capsys.readouterr().err
     profile = tmp_path / "profile"
     profile.mkdir()
     (profile / "connections.parquet").write_bytes(b"")
     with pytest.raises(SystemExit) as e:  # a usage error: a profile has its locality already
         model_main(["derive", str(profile), "--local", "10.0.0.0/8", "-o", str(out)])
     assert e.value.code == 2 and "--local is for Zeek logs" in capsys.readouterr().err
-    assert "no conn.log" in capsys.readouterr().err
