@@ -102,6 +102,7 @@ _BTEST_TIME = "XXXXXXXXXX.XXXXXX"  # btest's canonical form of a time
 
 
 def is_profile(path: str | Path) -> bool:
+    """An analyzer profile directory (anything else is read as Zeek logs)."""
     return (Path(path) / S.CONNECTIONS).is_file()
 
 
@@ -114,7 +115,7 @@ def log_files(source: str | Path) -> list[Path]:
         raise ProfileError(f"{source}: not found")
     files = sorted(p for p in source.iterdir() if p.is_file() and _ROTATED.match(p.name))
     if not files:
-        raise ProfileError(f"{source}: no conn.log, conn.*.log or *.log.gz in the directory (not a Zeek log directory)")
+        raise ProfileError(f"{source}: no conn.log or conn.*.log(.gz) in the directory (not a Zeek log directory)")
     return files
 
 
