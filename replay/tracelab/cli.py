@@ -29,7 +29,7 @@ from .errors import (
     raise_terminated,
     suggest_in_usage_errors,
 )
-from .parts import analyzer_binary, python_entry, run_analyzer
+from .parts import analyzer_binary, python_entry
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,11 @@ class Subcommand:
 
 
 def resolve_profile():
-    return run_analyzer if analyzer_binary() else None
+    if analyzer_binary() is None:
+        return None
+    from .scale import cli as scale_cli
+
+    return scale_cli.main
 
 
 def resolve_demo():

@@ -18,6 +18,7 @@ use std::time::Instant;
 
 use tracelab_decode::{decode_into, ip_proto, Addr, PacketMeta, SkipReason};
 use tracelab_flow::{ConnRecord, Seen, Tracker, TrackerConfig, Uid};
+use tracelab_pcap::chain::{expand_inputs, Chain, ChainError, Part};
 use tracelab_pcap::{FrameSource, ReadError, Source};
 
 use crate::scope::{LocalNets, Scope};
@@ -38,7 +39,11 @@ pub enum ReaderKind {
 
 #[derive(Clone, Debug)]
 pub struct ProfileConfig {
+    /// The capture's name: the trace, or the first input of several.
     pub trace: PathBuf,
+    /// The capture files (directories stand for the files in them), read
+    /// as one capture in order of their first timestamps.
+    pub inputs: Vec<PathBuf>,
     pub out_dir: PathBuf,
     pub local: LocalNets,
     pub servers: Vec<Addr>,
@@ -115,6 +120,8 @@ pub struct Profile {
     /// Every output file, by its final path (in `out_dir`).
     pub files: Vec<PathBuf>,
     pub elapsed_s: f64,
+    /// The capture's files in reading order, with their frames and times.
+    pub parts: Vec<Part>,
     /// The outputs, written but not yet in `out_dir`'s place: the caller
     /// adds summary.json to [`Staging::path`], then commits.
     pub staging: Staging,
@@ -288,11 +295,16 @@ fn give_back(shards: &[Shard], mut result: EpochResult) {
     }
 }
 
-fn open_source(cfg: &ProfileConfig) -> Result<Source<'static>, ReadError> {
-    match cfg.reader {
-        ReaderKind::Native => tracelab_pcap::open(&cfg.trace),
-        ReaderKind::Libpcap => tracelab_pcap::libpcap::open(&cfg.trace).map(Source::from),
-    }
+fn open_libpcap(path: &Path) -> Result<Source<'static>, ReadError> {
+    tracelab_pcap::libpcap::open(path).map(Source::from)
+}
+
+fn open_chain(cfg: &ProfileConfig) -> Result<Chain, ChainError> {
+    let opener = match cfg.reader {
+        ReaderKind::Native => tracelab_pcap::open,
+        ReaderKind::Libpcap => open_libpcap,
+    };
+    Chain::probe(&expand_inputs(&cfg.inputs)?, opener)
 }
 
 /// Why a profile produced no outputs (or incomplete ones).
@@ -302,6 +314,9 @@ pub enum ProfileError {
     /// an `Err`: see [`Accounting::read_error`]).
     #[error(transparent)]
     Open(#[from] ReadError),
+    /// The input files do not make one capture (or cannot be listed).
+    #[error(transparent)]
+    Inputs(ChainError),
     #[error(transparent)]
     Output(#[from] OutputError),
     #[error("a tracker thread stopped unexpectedly")]
@@ -319,7 +334,10 @@ pub enum ProfileError {
 /// writing outputs are returned as `Err`.
 pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
     let started = Instant::now();
-    let mut source = open_source(cfg)?;
+    let mut chain = open_chain(cfg).map_err(|e| match e {
+        ChainError::Read(e) => ProfileError::Open(e),
+        e => ProfileError::Inputs(e),
+    })?;
     // Outputs go to a partial directory beside out_dir, put in its place
     // by the caller once summary.json is written; dropped on any error.
     let staging =
@@ -337,7 +355,7 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
     let mut shards: Vec<Shard> = (0..threads).map(|i| spawn_shard(i, cfg.tracker.clone(), cfg.local.clone())).collect();
     let mut merger = Merger { pending: BTreeMap::new(), shards: threads, order: Vec::new() };
     let mut acc = Accounting::default();
-    let progress = crate::progress::Progress::new(cfg.progress, source.size_hint());
+    let progress = crate::progress::Progress::new(cfg.progress, chain.size_hint());
     // The end of the current epoch; `None` before the first decoded packet.
     let mut epoch_end: Option<i64> = None;
     // Network time: the latest timestamp decoded (meaningful once
@@ -346,6 +364,9 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
     let mut first_write_error: Option<OutputError> = None;
     // Decoded into in place, then copied once into a shard's batch.
     let mut meta = PacketMeta::default();
+    // The last frame's own timestamp (before any clamping), for the gaps
+    // and overlaps between files.
+    let mut last_frame_ts: Option<i64> = None;
 
     loop {
         // Finished connections are written every batch's worth of frames:
@@ -356,7 +377,7 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
         // docs/performance-history.md, analyzer step 30).
         if acc.frames % BATCH as u64 == BATCH as u64 - 1 {
             if acc.frames % 65_536 == 65_535 {
-                progress.update(acc.frames, source.offset());
+                progress.update(acc.frames, chain.offset());
             }
             if let Some(signal) = crate::interrupt::pending() {
                 return Err(ProfileError::Interrupted(signal));
@@ -369,15 +390,25 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
                 }
             }
         }
-        let frame = match source.next_frame() {
+        let frame = match chain.current().next_frame() {
             Ok(Some(f)) => f,
-            Ok(None) => break,
+            // The next file continues the capture: same network time,
+            // same trackers, so connections span the boundary.
+            Ok(None) => match chain.next_file(acc.frames, last_frame_ts) {
+                Ok(true) => continue,
+                Ok(false) => break,
+                Err(e) => {
+                    acc.read_error = Some(e);
+                    break;
+                }
+            },
             Err(e) => {
                 acc.read_error = Some(e);
                 break;
             }
         };
         acc.frames += 1;
+        last_frame_ts = Some(frame.ts_ns);
         acc.bytes += frame.cap_len as u64;
         // The readers clamp a time outside i64 nanoseconds (before
         // 1677-09-21 or after 2262-04-11) to the ends of the range: the
@@ -456,7 +487,7 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
     if let Some(e) = first_write_error {
         return Err(e.into());
     }
-    progress.finish(acc.frames, source.offset());
+    progress.finish(acc.frames, chain.offset());
 
     let w = sink.finish(Totals { last_ts_ns: acc.last_ts_ns, sizes })?;
     Ok(Profile {
@@ -470,6 +501,7 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
         composition: w.composition,
         files: w.files.iter().map(|f| cfg.out_dir.join(f.strip_prefix(staging.path()).unwrap_or(f))).collect(),
         elapsed_s: started.elapsed().as_secs_f64(),
+        parts: chain.parts().to_vec(),
         staging,
     })
 }

@@ -14,6 +14,7 @@ use tracelab_analyzer::summary::{print_human, summary_json, write_summary};
 use tracelab_decode::Addr;
 use tracelab_flow::TrackerConfig;
 use tracelab_output::table::Codec;
+use tracelab_pcap::chain::{boundaries, Part};
 
 // mimalloc's 2 MiB pages: first-touch page faults on the 2 M-packet tcpmix
 // trace 32,500 -> ~340, CPU 0.70 -> ~0.60 s; callgrind, tcpmix 300 k: 487.5 M
@@ -25,6 +26,7 @@ const EXAMPLES: &str = "\
 Examples:
   tracelab-analyzer datasets/real/pcapplusplus-example.pcap --local 10.0.0.0/8 -o out/example
   tracelab-analyzer big.pcapng.gz --local 10.0.0.0/8,192.168.0.0/16 --threads 2 -o out/big
+  tracelab-analyzer captures/ --local 10.0.0.0/8 -o out/week      (rotated files, one capture)
   tracelab-analyzer trace.pcap --servers 10.0.0.5,10.0.0.6 --bin 60 --json -o out/t
 
 Outputs (in DIR): connections.parquet, conn.log (Zeek TSV), hosts.parquet, load.parquet,
@@ -66,8 +68,11 @@ enum Compression {
 #[derive(Parser, Debug)]
 #[command(name = "tracelab-analyzer", version, after_help = EXAMPLES)]
 struct Args {
-    /// The trace: pcap (us/ns, either byte order), pcapng, or either gzipped
-    trace: PathBuf,
+    /// The trace: pcap (us/ns, either byte order), pcapng, or either gzipped. Several
+    /// files, or a directory of them, are one capture (rotated files): read in order of
+    /// their first timestamps; they must share one link type
+    #[arg(value_name = "TRACE", required = true)]
+    traces: Vec<PathBuf>,
     /// Output directory (created if missing)
     #[arg(short, long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -171,12 +176,13 @@ fn build_config(a: &Args) -> Result<(ProfileConfig, serde_json::Value), ConfigEr
         "icmp_inactivity_s": a.icmp_inactivity,
     });
     let out = a.out.clone().unwrap_or_else(|| {
-        let stem = a.trace.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "trace".into());
+        let stem = a.traces[0].file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "trace".into());
         PathBuf::from(format!("{stem}.profile"))
     });
     Ok((
         ProfileConfig {
-            trace: a.trace.clone(),
+            trace: a.traces[0].clone(),
+            inputs: a.traces.clone(),
             out_dir: out,
             local: LocalNets(local),
             servers,
@@ -238,13 +244,16 @@ fn run(args: &Args) -> ExitCode {
         Err(e) => {
             eprintln!("tracelab-analyzer: {e}");
             return ExitCode::from(match e {
-                ProfileError::Open(_) => INPUT,
+                ProfileError::Open(_) | ProfileError::Inputs(_) => INPUT,
                 ProfileError::Output(_) => OUTPUT,
                 _ => INTERNAL,
             });
         }
     };
-    let summary = summary_json(&cfg, &p, tracker_json);
+    let mut summary = summary_json(&cfg, &p, tracker_json);
+    if p.parts.len() > 1 {
+        add_parts(&mut summary, &p.parts);
+    }
     if let Err(e) = write_summary(p.staging.path(), &summary) {
         eprintln!("tracelab-analyzer: {}: writing summary.json: {e}", cfg.out_dir.display());
         return ExitCode::from(OUTPUT);
@@ -285,4 +294,49 @@ fn run(args: &Args) -> ExitCode {
         return ExitCode::from(INPUT);
     }
     ExitCode::SUCCESS
+}
+
+/// A gap between files longer than this is reported on stderr: a quiet
+/// minute on a captured link more likely means a missing file.
+const GAP_WARN_NS: i64 = 60_000_000_000;
+
+/// Lists a many-file capture's files in summary.json (`trace.files`, in
+/// reading order, each with the gap since the previous one) and reports
+/// overlaps and long gaps on stderr.
+fn add_parts(summary: &mut serde_json::Value, parts: &[Part]) {
+    let secs = |ns: Option<i64>| ns.map(|v| v as f64 / 1e9);
+    let gaps: std::collections::HashMap<&std::path::Path, i64> =
+        boundaries(parts).iter().map(|b| (b.after, b.gap_ns)).collect();
+    let files: Vec<serde_json::Value> = parts
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "path": p.path.display().to_string(),
+                "frames": p.frames,
+                "first_ts": secs(p.first_ts_ns),
+                "last_ts": secs(p.last_ts_ns),
+                "gap_before_s": gaps.get(p.path.as_path()).map(|&g| g as f64 / 1e9),
+            })
+        })
+        .collect();
+    summary["trace"]["files"] = serde_json::Value::Array(files);
+    summary["trace"]["size_bytes"] =
+        parts.iter().map(|p| std::fs::metadata(&p.path).ok().map(|m| m.len())).sum::<Option<u64>>().into();
+    for b in boundaries(parts) {
+        if b.gap_ns < 0 {
+            eprintln!(
+                "tracelab-analyzer: warning: {} starts {:.6} s before {} ends (overlap; its earlier packets count as out of order)",
+                b.after.display(),
+                -b.gap_ns as f64 / 1e9,
+                b.before.display()
+            );
+        } else if b.gap_ns > GAP_WARN_NS {
+            eprintln!(
+                "tracelab-analyzer: warning: {:.3} s gap between {} and {} (a missing file?)",
+                b.gap_ns as f64 / 1e9,
+                b.before.display(),
+                b.after.display()
+            );
+        }
+    }
 }

@@ -14,7 +14,8 @@
 //! same trait. It is the reference the pure readers are tested against; the
 //! `libpcap` feature (on by default) brings it in.
 //!
-//! [`write`] is the project's Rust pcap writer and frame builder.
+//! [`write`] is the project's Rust pcap writer and frame builder; [`chain`]
+//! reads many rotated files as one capture.
 //!
 //! Not implemented: pcapng Decryption Secrets, Name Resolution and statistics
 //! blocks are skipped; the "modified" (Kuznetsov) and Navtel pcap variants
@@ -24,6 +25,7 @@ use std::fs::File;
 use std::io::{Cursor, Read};
 use std::path::{Path, PathBuf};
 
+pub mod chain;
 mod input;
 #[cfg(feature = "libpcap")]
 pub mod libpcap;
