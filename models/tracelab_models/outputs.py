@@ -9,7 +9,8 @@ the previous output is left untouched. After a kill -9 the sibling stays; the
 next command writing the same output removes it (`clean_stale`), since the
 PID in its name is no longer running.
 
-A directory is replaced in two renames (the old one aside, the new one in):
+Several outputs of one command are committed together (`together`): signals
+are held between their renames. A directory is replaced in two renames (the old one aside, the new one in):
 a kill -9 between them leaves the old one as `.STEM.old-PID.SUFFIX`, which
 `clean_stale` moves back. Every OSError while writing or renaming becomes an
 OutputError: the front door prints it as one line and exits 4.
@@ -24,6 +25,7 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -165,6 +167,33 @@ def _replace_dir(staged: Path, final: Path) -> None:
         raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def together() -> Iterator[contextlib.ExitStack]:
+    """An ExitStack for several atomic outputs of one command, committed
+    together: a SIGINT or SIGTERM arriving from the first rename to the last is
+    held and acted on once all are in place, so a signal cannot leave some of
+    them new and the others old. (A kill -9 in that window still can: no
+    rename spans two paths.) Python handlers, not a signal mask, hold them: a
+    mask is per thread, and another thread would take the signal."""
+    held: list[int] = []
+    previous: dict[int, object] = {}
+
+    def hold(signum, frame) -> None:
+        held.append(signum)
+
+    def release() -> None:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if held:
+            signal.raise_signal(held[0])
+
+    with contextlib.ExitStack() as stack:
+        stack.callback(release)
+        yield stack
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, hold)
 
 
 def _fsync(path: Path) -> None:

@@ -15,19 +15,19 @@ cannot write, 5 an engine bug.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import json
 import mmap
 import shutil
 import struct
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 import tracelab_engine as engine
 from tracelab_models import progress
-from tracelab_models.outputs import OutputError, atomic_dir, atomic_file
+from tracelab_models.outputs import OutputError, atomic_dir, atomic_file, together
 
 from .. import __version__
 from ..errors import INPUT, INTERNAL, OUTPUT, USAGE, fail
@@ -245,6 +245,28 @@ def per_node(values: list[str], n: int, option: str, default: str) -> list[str]:
     return values
 
 
+def run_engine(cfg: dict[str, Any]) -> dict[str, Any]:
+    """engine.run in a worker thread. The engine releases the GIL and does not
+    look at signals, so in the main thread a Ctrl-C would wait for the whole
+    run; here it interrupts the wait at once, the outputs being written are
+    removed, and the abandoned (daemon) thread ends with the process."""
+    done: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            done["metrics"] = engine.run(cfg)
+        except BaseException as e:  # re-raised in the caller's thread
+            done["error"] = e
+
+    worker = threading.Thread(target=work, name="tracelab-engine", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.1)
+    if "error" in done:
+        raise done["error"]
+    return done["metrics"]
+
+
 def is_run_dir(path: Path) -> bool:
     return (path / "metrics.json").is_file()
 
@@ -259,7 +281,7 @@ def cmd_run(ns: argparse.Namespace) -> int:
     out = ns.output
     # The run directory and the delivered pcap are written whole or not at all;
     # a pcap asked for inside the directory is written with it.
-    with contextlib.ExitStack() as outputs:
+    with together() as outputs:
         staged = outputs.enter_context(atomic_dir(out, "replay run", owns=is_run_dir))
         pcap_tmp = None
         if ns.out_pcap:
@@ -272,7 +294,7 @@ def cmd_run(ns: argparse.Namespace) -> int:
             cfg["out_pcap"] = str(pcap_tmp)
         try:
             with progress.steps("replay run", 1, "engine", ns.quiet):
-                metrics = engine.run(cfg)
+                metrics = run_engine(cfg)
         except RuntimeError as e:
             if pcap_tmp is not None:
                 raise RuntimeError(str(e).replace(str(pcap_tmp), str(ns.out_pcap))) from e
@@ -355,7 +377,7 @@ def cmd_sweep(ns: argparse.Namespace) -> int:
                 shutil.copytree(ns.output / label, staged / label)
                 metrics, reused = previous, reused + 1
             else:
-                metrics = engine.run(cfg)
+                metrics = run_engine(cfg)
                 metrics.pop("detail", None)
                 write_metrics(staged / label / "metrics.json", cfg, metrics, argv=ns.argv, config_hash=key)
             rows.append((point, metrics))

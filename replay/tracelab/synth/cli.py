@@ -8,14 +8,13 @@ write."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 import time
 from pathlib import Path
 
 from tracelab_models import progress
-from tracelab_models.outputs import atomic_file
+from tracelab_models.outputs import atomic_file, together
 
 from ..errors import INPUT, USAGE, fail
 from .sampling import SynthError
@@ -149,7 +148,7 @@ def _run(a: argparse.Namespace) -> dict:
 
     t0 = time.monotonic()
     legacy_opts = [k for k, v in LEGACY_DEFAULTS.items() if getattr(a, k) != v]
-    with contextlib.ExitStack() as outputs:
+    with together() as outputs:
         step = outputs.enter_context(progress.steps("synth", 3 if a.truth else 2, "read model", a.quiet))
         model = load(a.model)
         step("synthesize and write the pcap")
