@@ -361,7 +361,8 @@ const WARMUP_COLUMNS: &[(&str, Kind)] =
     &[("conn", Kind::I64), ("side", Kind::Str), ("train", Kind::I32), ("warmup_s", Kind::F64)];
 const TRAIN_COLUMNS: &[(&str, Kind)] =
     &[("conn", Kind::I64), ("side", Kind::Str), ("train", Kind::I32), ("size_pkts", Kind::I64)];
-const RTT_COLUMNS: &[(&str, Kind)] = &[("conn", Kind::I64), ("side", Kind::Str), ("rtt_s", Kind::F64)];
+const RTT_COLUMNS: &[(&str, Kind)] =
+    &[("conn", Kind::I64), ("side", Kind::Str), ("rtt_s", Kind::F64), ("delayed_ack", Kind::Bool)];
 const SIZE_COLUMNS: &[(&str, Kind)] =
     &[("scope", Kind::Str), ("side", Kind::Str), ("ip_len", Kind::I32), ("count", Kind::I64)];
 const HOST_COLUMNS: &[(&str, Kind)] = &[
@@ -486,7 +487,10 @@ impl ConnTables {
         }
         let s = Sides { orig: &c.rtt.data_ack_orig_samples, resp: &c.rtt.data_ack_resp_samples };
         self.rtts.extend(s.len(), |r, at| {
-            r.i64_all(row).label_split(s.orig_rows(&at), "orig", "resp").f64_each(s.values(at).map(|s| s as f64 / 1e9));
+            r.i64_all(row)
+                .label_split(s.orig_rows(&at), "orig", "resp")
+                .f64_each(s.values(at.clone()).map(|s| s.rtt_ns as f64 / 1e9))
+                .bool_each(s.values(at).map(|s| s.delayed_ack));
         })?;
         Ok(())
     }

@@ -613,9 +613,10 @@ fn host_features_match_counts_from_zeek_conn_log() {
 
 /// samples/*.parquet name their connection by `conn`, its row in
 /// connections.parquet: each connection's DATA-ACK sample count per side
-/// (a column of connections.parquet, computed by the tracker) equals the
-/// number of rtt.parquet rows pointing at it, and each connection's train
-/// count the rows of trains.parquet and warmups.parquet.
+/// (a column of connections.parquet, computed by the tracker, delayed ACKs
+/// left out) equals the number of rtt.parquet rows pointing at it that are
+/// not flagged `delayed_ack`, and each connection's train count the rows
+/// of trains.parquet and warmups.parquet.
 #[test]
 fn samples_join_connections_by_row() {
     let out = tmp("samples-join");
@@ -631,11 +632,16 @@ fn samples_join_connections_by_row() {
         assert!(t.num_rows() > 0, "{table}: no samples on this trace");
         let conn = t.column_by_name("conn").unwrap().as_primitive::<Int64Type>();
         let side = t.column_by_name("side").unwrap().as_string::<i32>();
+        let delayed = t.column_by_name("delayed_ack").map(|c| c.as_boolean().clone());
         let mut seen: BTreeMap<(i64, String), i64> = BTreeMap::new();
         for i in 0..t.num_rows() {
             assert!((0..n as i64).contains(&conn.value(i)), "{table}: conn {} outside 0..{n}", conn.value(i));
+            if delayed.as_ref().is_some_and(|d| d.value(i)) {
+                continue;
+            }
             *seen.entry((conn.value(i), side.value(i).to_string())).or_default() += 1;
         }
+        assert_eq!(delayed.is_some(), table == "rtt", "{table}: a delayed_ack column only in rtt.parquet");
         for s in ["orig", "resp"] {
             let col = conns.column_by_name(&counts.replace("{side}", s)).unwrap().as_primitive::<Int64Type>();
             for row in 0..n {

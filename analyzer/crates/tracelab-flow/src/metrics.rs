@@ -2,12 +2,20 @@
 //! DATA-ACK RTTs, retransmissions, trains, warm-ups, theoretical time and
 //! pacing. Kept per *slot* (sender) and mapped to orig/resp at the end,
 //! because Zeek may flip roles mid-connection.
+//!
+//! DATA-ACK samples follow tcptrace's `ack_in`/`rtt_ackin` (tcptrace 6.6.7,
+//! rexmit.c): an ACK gives at most one sample, for the segment whose last
+//! byte it acknowledges exactly (segments it covers cumulatively give
+//! none), and none when that segment or any data below it was (re)sent
+//! after it (Karn's rule and tcptrace's "intervening transmissions").
+//! A sample is flagged `delayed_ack` when the receiver held the ACK: see
+//! [`held_ack`].
 
 use std::collections::VecDeque;
 
 use tracelab_decode::tcp_flags as F;
 
-use crate::record::{Decomposition, RttRecord, SampleStats, SideTransfer};
+use crate::record::{Decomposition, RttRecord, RttSample, SampleStats, SideTransfer};
 use crate::small::List;
 
 /// Unacked data segments remembered per side for DATA-ACK matching; past
@@ -18,6 +26,10 @@ const OUTSTANDING_START: usize = 16;
 /// Holes in a side's sequence space remembered to tell a late (reordered)
 /// segment from a retransmission.
 const MAX_HOLES: usize = 8;
+/// A held pure ACK is a delayed one when it comes later than the side's
+/// reference RTT by more than this and more than a quarter of the
+/// reference (see [`held_ack`]).
+const DELAYED_ACK_MIN_EXCESS_NS: i64 = 1_000_000;
 
 fn seq_delta(a: u32, b: u32) -> i32 {
     a.wrapping_sub(b) as i32
@@ -28,9 +40,49 @@ struct Outstanding {
     start: u32,
     end: u32,
     ts: i64,
-    /// Karn: a segment whose range was (re)sent more than once gives no
-    /// sample, whichever copy the ACK answers.
+    /// No sample from this segment: its range was (re)sent more than once
+    /// (Karn: whichever copy the ACK answers is unknown), or data below it
+    /// was sent after it (a retransmission or a hole filled: the ACK then
+    /// waited for that data, tcptrace's "intervening transmissions").
     ambiguous: bool,
+}
+
+/// Whether a sample of `rtt_ns` comes from an ACK the receiver held (a
+/// delayed ACK). RFC 1122 §4.2.3.2 and RFC 5681 §4.2 oblige a receiver to
+/// acknowledge at least every second full-sized segment at once and let it
+/// hold any other ACK (up to 500 ms) until its delayed-ACK timer fires
+/// (Linux 40 ms at least, Windows 200 ms) or it has data to send with it.
+/// So a sample is flagged when
+///
+/// * the ACK is one the receiver could hold: it newly acknowledges
+///   `covered_bytes` < 2 full-sized segments (`full_size`, the largest
+///   payload the sender has sent); and
+/// * the receiver did hold it: the ACK came with the receiver's data
+///   (`with_data`: the ACK waited for the application's answer), or it
+///   came late, more than max(1 ms, reference / 4) after the reference:
+///   the smaller of the side's handshake component (the same path: SYN to
+///   SYN/ACK for the originator's data, SYN/ACK to ACK for the
+///   responder's) and the side's smallest sample so far. Without either
+///   (the first pure ACK of a connection seen mid-stream) it is not
+///   flagged.
+///
+/// tcptrace and tshark flag nothing (Zeek measures no RTT); the receiver
+/// model is the one Jaiswal et al. use (IMC 2004, "Inferring TCP connection
+/// characteristics through passive measurements": every second segment
+/// ACKed at once, others after the delayed-ACK timer). Limit: a pure
+/// delayed ACK later by less than the margin (a 40 ms timer on a path of
+/// more than 160 ms) is not recognised.
+pub(crate) fn held_ack(
+    rtt_ns: i64,
+    covered_bytes: u64,
+    full_size: u32,
+    with_data: bool,
+    reference_ns: Option<i64>,
+) -> bool {
+    if covered_bytes >= 2 * u64::from(full_size) {
+        return false;
+    }
+    with_data || reference_ns.is_some_and(|r| rtt_ns.saturating_sub(r) > DELAYED_ACK_MIN_EXCESS_NS.max(r / 4))
 }
 
 #[derive(Clone, Debug, Default)]
@@ -47,7 +99,12 @@ struct Side {
     /// scan then, callgrind, tcpmix 300 k packets: -7 instructions per
     /// packet (d9d0f4b; docs/performance-history.md, analyzer step 26).
     ends_rising: bool,
-    samples: List<i64, 8>,
+    /// The largest payload sent (the full-sized segment of [`held_ack`]).
+    full_size: u32,
+    samples: List<RttSample, 8>,
+    /// Statistics of the samples not flagged `delayed_ack`; `min_all` of
+    /// all of them (the reference of [`held_ack`]).
+    min_all: Option<i64>,
     n: u32,
     sum: i128,
     min: i64,
@@ -125,10 +182,18 @@ impl Side {
     }
 
     /// An ACK for `ack` from the peer at `ts`: every queued segment that
-    /// ends at or before it leaves the queue, giving a sample unless
-    /// ambiguous (in queue order).
+    /// ends at or before it leaves the queue; the one ending exactly at it
+    /// gives a sample unless ambiguous. Returns that sample's value and the
+    /// payload bytes the ACK newly covers (of the queued segments).
     #[inline(always)]
-    fn acked(&mut self, ack: u32, ts: i64, cap: usize) {
+    fn acked(&mut self, ack: u32) -> (Option<i64>, u64) {
+        let (mut exact, mut covered) = (None, 0u64);
+        let mut take = |o: Outstanding| {
+            covered += u64::from(o.end.wrapping_sub(o.start));
+            if o.end == ack && !o.ambiguous {
+                exact = Some(o.ts);
+            }
+        };
         // Segments are queued in send order, so the acked ones usually
         // lead the queue.
         while let Some(&o) = self.outstanding.front() {
@@ -136,37 +201,57 @@ impl Side {
                 break;
             }
             self.outstanding.pop_front();
-            if !o.ambiguous {
-                self.sample(ts.saturating_sub(o.ts), cap);
-            }
+            take(o);
         }
         // The front is not acked; with rising ends and the back not acked
-        // either, none between is (see `ends_rising`).
-        match self.outstanding.back() {
-            None => return,
-            Some(b) if self.ends_rising && seq_delta(b.end, ack) > 0 => return,
-            Some(_) => {}
-        }
-        // Otherwise any other may be (a segment that filled a hole ends
-        // below later ones).
-        let mut i = 1;
-        while i < self.outstanding.len() {
-            let o = self.outstanding[i];
-            if seq_delta(o.end, ack) <= 0 {
-                self.outstanding.remove(i);
-                if !o.ambiguous {
-                    self.sample(ts.saturating_sub(o.ts), cap);
+        // either, none between is (see `ends_rising`). Otherwise any other
+        // may be (a segment that filled a hole ends below later ones).
+        let scan = match self.outstanding.back() {
+            None => false,
+            Some(b) => !(self.ends_rising && seq_delta(b.end, ack) > 0),
+        };
+        if scan {
+            let mut i = 1;
+            while i < self.outstanding.len() {
+                let o = self.outstanding[i];
+                if seq_delta(o.end, ack) <= 0 {
+                    self.outstanding.remove(i);
+                    take(o);
+                } else {
+                    i += 1;
                 }
-            } else {
-                i += 1;
             }
+        }
+        (exact, covered)
+    }
+
+    /// The ACK at `ts` (`with_data`: on a segment with payload) that newly
+    /// covered `covered` bytes, for a segment sent at `sent`: a sample,
+    /// flagged per [`held_ack`] against the smaller of `handshake_ns` and
+    /// the side's smallest sample.
+    // Each argument is a packet field or a figure of it; no struct per sample.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn ack_sample(&mut self, sent: i64, ts: i64, covered: u64, with_data: bool, handshake_ns: Option<i64>, cap: usize) {
+        let v = ts.saturating_sub(sent);
+        let reference = match (handshake_ns, self.min_all) {
+            (Some(h), Some(m)) => Some(h.min(m)),
+            (h, m) => h.or(m),
+        };
+        let delayed_ack = held_ack(v, covered, self.full_size, with_data, reference);
+        self.min_all = Some(self.min_all.map_or(v, |m| m.min(v)));
+        if !delayed_ack {
+            self.sample(v);
+        }
+        if self.samples.len() < cap {
+            self.samples.push(RttSample { rtt_ns: v, delayed_ack });
         }
     }
 
     // Always inlined with `classify`: tracker thread 254.8 M -> 247.5 M
     // instructions (callgrind, tcpmix 300 k; 47ab2b9, analyzer step 16).
     #[inline(always)]
-    fn sample(&mut self, v: i64, cap: usize) {
+    fn sample(&mut self, v: i64) {
         if self.n == 0 {
             self.min = v;
             self.max = v;
@@ -175,9 +260,6 @@ impl Side {
         self.sum += v as i128;
         self.min = self.min.min(v);
         self.max = self.max.max(v);
-        if self.samples.len() < cap {
-            self.samples.push(v);
-        }
     }
 
     /// `scratch` is reused across connections (no allocation per call).
@@ -198,33 +280,34 @@ impl Side {
             Ok(s) => s as f64,
             Err(_) => wide(self.sum),
         };
+        scratch.clear();
+        scratch.extend(self.samples.iter().filter(|s| !s.delayed_ack).map(|s| s.rtt_ns));
         SampleStats {
             count: self.n,
             min_ns: self.min,
-            // Of the kept samples: exact while count <= cap.
-            median_ns: lower_median(&self.samples, scratch),
+            // Of the kept samples: exact while every sample is kept.
+            median_ns: lower_median(scratch),
             mean_ns: sum / self.n as f64,
             max_ns: self.max,
         }
     }
 }
 
-/// The element a sort of `v` would put at `(len - 1) / 2`; 0 for none.
-/// Most sides have one to three samples: those are read directly, the
-/// rest selected in `scratch` (a copy: `v` keeps its order). Callgrind,
-/// tcpmix 300 k packets, with the i64 sum and the 4N list reservation:
-/// tracker thread 231.1 M -> 225.6 M instructions (86255d9;
-/// docs/performance-history.md, analyzer step 23).
-fn lower_median(v: &[i64], scratch: &mut Vec<i64>) -> i64 {
+/// The element a sort of `v` would put at `(len - 1) / 2` (`v` is
+/// reordered); 0 for none. Most sides have one to three samples: those are
+/// read directly, the rest selected. Callgrind, tcpmix 300 k packets, with
+/// the i64 sum and the 4N list reservation: tracker thread 231.1 M ->
+/// 225.6 M instructions (86255d9; docs/performance-history.md, analyzer
+/// step 23).
+fn lower_median(v: &mut [i64]) -> i64 {
     match *v {
         [] => 0,
         [a] => a,
         [a, b] => a.min(b),
         [a, b, c] => a.min(b).max(a.max(b).min(c)),
         _ => {
-            scratch.clear();
-            scratch.extend_from_slice(v);
-            *scratch.select_nth_unstable((v.len() - 1) / 2).1
+            let mid = (v.len() - 1) / 2;
+            *v.select_nth_unstable(mid).1
         }
     }
 }
@@ -299,7 +382,11 @@ impl TcpMetrics {
 
         // DATA-ACK: this packet's ACK covers the other side's segments.
         if ackf && !rst {
-            self.side[slot ^ 1].acked(ack, ts, cap);
+            let peer = &mut self.side[slot ^ 1];
+            if let (Some(sent), covered) = peer.acked(ack) {
+                let handshake = self.handshake_component(slot ^ 1);
+                self.side[slot ^ 1].ack_sample(sent, ts, covered, payload > 0, handshake, cap);
+            }
         }
 
         // A RST's payload is not stream data (Zeek's seg_len agrees).
@@ -310,15 +397,25 @@ impl TcpMetrics {
         let e = s.wrapping_add(payload);
         let me = &mut self.side[slot];
         me.data_pkts += 1;
-        if me.classify(s, e) {
-            me.retransmissions += 1;
+        me.full_size = me.full_size.max(payload);
+        let below_max = me.snd_max.is_some_and(|max| seq_delta(s, max) < 0);
+        let resent = me.classify(s, e);
+        if below_max {
+            // A retransmission, or a segment filling a hole: every queued
+            // segment it overlaps or precedes (sent earlier) gives no
+            // sample (Karn; tcptrace's intervening transmissions).
             for o in me.outstanding.iter_mut() {
-                if seq_delta(o.end, s) > 0 && seq_delta(o.start, e) < 0 {
+                if seq_delta(o.end, s) > 0 {
                     o.ambiguous = true;
                 }
             }
+        }
+        if resent {
+            me.retransmissions += 1;
         } else {
-            me.sent(s, e, ts);
+            // A FIN with the data takes the next sequence number: the ACK
+            // of the segment then ends after it.
+            me.sent(s, if fin { e.wrapping_add(1) } else { e }, ts);
         }
 
         // Trains (§9.2): consecutive data packets in one direction.
@@ -369,6 +466,19 @@ impl TcpMetrics {
         side.actual = side.actual.saturating_add(t.end.saturating_sub(self.seg_start));
         self.seg_start = t.end;
         let _ = t.start;
+    }
+
+    /// The handshake's RTT component on the path of `slot`'s data (monitor
+    /// to the receiver and back): SYN -> SYN/ACK for the SYN sender's data,
+    /// SYN/ACK -> ACK for the other side's.
+    #[inline(always)]
+    fn handshake_component(&self, slot: usize) -> Option<i64> {
+        let synack = self.t_synack?;
+        if self.syn_slot == Some(slot) {
+            self.t_syn.map(|s| synack.saturating_sub(s))
+        } else {
+            self.t_ack.map(|a| a.saturating_sub(synack))
+        }
     }
 
     pub fn handshake_complete(&self, orig_slot: usize) -> bool {
@@ -508,14 +618,19 @@ mod tests {
     fn reuse_gives_the_default_state() {
         let mut m = TcpMetrics::default();
         let mut x: u64 = 5;
+        // The end of each side's last segment: ACKed exactly at times.
+        let mut ends = [0u32; 2];
         for i in 0..2000i64 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let slot = (x >> 40) as usize & 1;
             let flags = [F::SYN, F::SYN | F::ACK, F::ACK, F::ACK | F::PSH, F::FIN | F::ACK][(x >> 50) as usize % 5];
             let seq = (i as u32).wrapping_mul(700).wrapping_sub((x >> 20) as u32 % 3000);
-            m.packet(slot, flags, seq, (i as u32).wrapping_mul(650), (x >> 30) as u32 % 1400, i * 1000, 64);
+            let ack = if (x >> 45).is_multiple_of(2) { ends[slot ^ 1] } else { (i as u32).wrapping_mul(650) };
+            let len = (x >> 30) as u32 % 1400;
+            m.packet(slot, flags, seq, ack, len, i * 1000, 64);
+            ends[slot] = seq.wrapping_add(len);
         }
-        assert!(m.side.iter().any(|s| s.outstanding.capacity() > 0 && s.n > 0));
+        assert!(m.side.iter().any(|s| s.outstanding.capacity() > 0 && s.n > 0 && s.min_all.is_some()));
         let kept = m.side.each_ref().map(|s| s.outstanding.capacity());
         m.reuse();
         assert_eq!(format!("{m:?}"), format!("{:?}", TcpMetrics::default()));
@@ -523,8 +638,9 @@ mod tests {
     }
 
     /// DATA-ACK matching equals its definition (every queued segment that
-    /// an ACK covers leaves the queue in order, with a sample unless
-    /// ambiguous), taken on a plain vector with a full scan per ACK:
+    /// an ACK covers leaves the queue in order; the one ending exactly at
+    /// the ACK gives its send time unless ambiguous; the covered payload is
+    /// summed), taken on a plain vector with a full scan per ACK:
     /// segments in order, reordered, retransmitted and far off (±2^31
     /// jumps, wrap-around), ACKs behind, ahead and wild; the skipped scan
     /// is taken for most ACKs.
@@ -535,11 +651,10 @@ mod tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             x >> 16
         };
-        let (mut skipped, mut acks) = (0, 0);
+        let (mut skipped, mut acks, mut samples) = (0, 0, 0);
         for round in 0..200u32 {
             let mut side = Side::default();
             let mut reference: Vec<Outstanding> = Vec::new();
-            let mut samples = Vec::new();
             let mut seq = round.wrapping_mul(0x9e37_79b9);
             for ts in 0..600i64 {
                 let r = next();
@@ -564,31 +679,38 @@ mod tests {
                     reference.push(o);
                 } else {
                     let ack = match (r >> 20) % 32 {
-                        0 => (r >> 24) as u32,                                             // wild
-                        1 => seq.wrapping_sub((r >> 24) as u32 % 30_000),                  // behind
+                        0 => (r >> 24) as u32,                                                                  // wild
+                        1 => seq.wrapping_sub((r >> 24) as u32 % 30_000), // behind
                         2 => seq.wrapping_add(1 << 31).wrapping_sub((r >> 30) as u32 % 3), // half-way round
+                        3..=15 if !reference.is_empty() => reference[(r >> 30) as usize % reference.len()].end, // exact
                         _ => seq.wrapping_sub((r >> 24) as u32 % 3_000),
                     };
                     let scan =
                         !(side.ends_rising && side.outstanding.back().is_some_and(|b| seq_delta(b.end, ack) > 0));
-                    side.acked(ack, ts, usize::MAX);
+                    let got = side.acked(ack);
+                    let (mut exact, mut bytes) = (None, 0u64);
                     reference.retain(|o| {
                         let covered = seq_delta(o.end, ack) <= 0;
-                        if covered && !o.ambiguous {
-                            samples.push(ts - o.ts);
+                        if covered {
+                            bytes += u64::from(o.end.wrapping_sub(o.start));
+                            if o.end == ack && !o.ambiguous {
+                                exact = Some(o.ts);
+                            }
                         }
                         !covered
                     });
+                    assert_eq!(got, (exact, bytes), "round {round} ts {ts}");
+                    samples += usize::from(exact.is_some());
                     acks += 1;
                     skipped += usize::from(!scan);
                 }
                 let left: Vec<_> = side.outstanding.iter().map(|o| (o.start, o.end, o.ts, o.ambiguous)).collect();
                 let want: Vec<_> = reference.iter().map(|o| (o.start, o.end, o.ts, o.ambiguous)).collect();
                 assert_eq!(left, want, "round {round} ts {ts}");
-                assert_eq!(&side.samples[..], &samples[..], "round {round} ts {ts}");
             }
         }
         assert!(skipped * 3 > acks, "scan skipped for {skipped} of {acks} ACKs");
+        assert!(samples * 4 > acks, "{samples} exact matches of {acks} ACKs");
     }
 
     /// The median read directly (up to three samples) or selected is the
@@ -596,7 +718,6 @@ mod tests {
     /// lists with ties and for longer random ones.
     #[test]
     fn lower_median_is_the_sorted_middle() {
-        let mut scratch = Vec::new();
         let mut x: u64 = 11;
         for len in 1..=12usize {
             for _ in 0..3000 {
@@ -608,10 +729,11 @@ mod tests {
                     .collect();
                 let mut sorted = v.clone();
                 sorted.sort();
-                assert_eq!(lower_median(&v, &mut scratch), sorted[(len - 1) / 2], "{v:?}");
+                let mut v = v;
+                assert_eq!(lower_median(&mut v), sorted[(len - 1) / 2], "{v:?}");
             }
         }
-        assert_eq!(lower_median(&[], &mut scratch), 0);
+        assert_eq!(lower_median(&mut []), 0);
     }
 
     /// The table gives what summing the flights one by one gives (the

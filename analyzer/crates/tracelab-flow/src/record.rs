@@ -57,6 +57,15 @@ pub struct SampleStats {
     pub max_ns: i64,
 }
 
+/// One DATA-ACK sample as `samples/rtt.parquet` keeps it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RttSample {
+    pub rtt_ns: i64,
+    /// The receiver held the ACK (a delayed ACK, see `docs/analyzer.md`):
+    /// kept in the samples, left out of [`RttRecord`]'s statistics.
+    pub delayed_ack: bool,
+}
+
 /// Round-trip times seen at the capture point (docs/reference/algorithms.md §9.3).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RttRecord {
@@ -67,13 +76,14 @@ pub struct RttRecord {
     /// Sum of the two: RTT by handshake.
     pub handshake_ns: Option<i64>,
     /// DATA->ACK samples for data sent by the originator (ACKed by the
-    /// responder: monitor-to-responder component). Karn's rule applied.
+    /// responder: monitor-to-responder component), tcptrace's rules
+    /// (Karn's included), delayed ACKs left out.
     pub data_ack_orig: SampleStats,
     /// DATA->ACK samples for data sent by the responder.
     pub data_ack_resp: SampleStats,
-    /// Every DATA->ACK sample, (ts of the ACK, sample) per side, for `samples/`.
-    pub data_ack_orig_samples: List<i64, 8>,
-    pub data_ack_resp_samples: List<i64, 8>,
+    /// Every DATA->ACK sample per side, delayed ACKs flagged, for `samples/`.
+    pub data_ack_orig_samples: List<RttSample, 8>,
+    pub data_ack_resp_samples: List<RttSample, 8>,
 }
 
 /// Per-party figures of the data-transfer decomposition (§9.2).

@@ -3,7 +3,7 @@
 //! spec (docs/reference/algorithms.md §9.2–9.3).
 
 use tracelab_decode::{ip_proto, tcp_flags as F, Addr, PacketMeta, TcpMeta};
-use tracelab_flow::{flight, theory_ns, ConnRecord, ConnState, Seen, Tracker, TrackerConfig};
+use tracelab_flow::{flight, theory_ns, ConnRecord, ConnState, RttSample, Seen, Tracker, TrackerConfig};
 
 const MS: i64 = 1_000_000;
 const C: [u8; 4] = [10, 0, 0, 1];
@@ -114,9 +114,13 @@ fn sf_full_exchange() {
     assert_eq!(r.rtt.syn_synack_ns, Some(10 * MS));
     assert_eq!(r.rtt.synack_ack_ns, Some(10 * MS));
     assert_eq!(r.rtt.handshake_ns, Some(20 * MS));
-    // Banner acked by the request at 40 ms; request acked at 50 ms.
-    assert_eq!(r.rtt.data_ack_resp_samples.to_vec(), vec![10 * MS]);
-    assert_eq!(r.rtt.data_ack_orig_samples.to_vec(), vec![10 * MS]);
+    // Banner acked by the request at 40 ms: an ACK of less than two
+    // full-sized segments sent with the client's data, so held (delayed
+    // ACK); request acked at 50 ms by a pure ACK, 10 ms = the handshake's.
+    let sample = |ms: i64, delayed_ack: bool| RttSample { rtt_ns: ms * MS, delayed_ack };
+    assert_eq!(r.rtt.data_ack_resp_samples.to_vec(), vec![sample(10, true)]);
+    assert_eq!(r.rtt.data_ack_orig_samples.to_vec(), vec![sample(10, false)]);
+    assert_eq!((r.rtt.data_ack_resp.count, r.rtt.data_ack_orig.count), (0, 1));
     assert!(r.handshake_complete && r.closed && r.well_behaved);
     let d = r.transfer.expect("data");
     // setup: 0 -> first data at 30; transfer 30 -> 40; teardown 40 -> FIN at 70.
@@ -201,8 +205,10 @@ fn retransmission_gives_no_rtt_sample() {
 #[test]
 fn reordering_is_not_a_retransmission() {
     // Second segment (201..301) overtakes the first (101..201). Our metric:
-    // the late one fills a hole -> no retransmission, both sampled by the
-    // ACK of 301 at 50 ms: 50-30 = 20 ms (second), 50-31 = 19 ms (first).
+    // the late one fills a hole -> no retransmission. The ACK of 301 at
+    // 50 ms ends exactly at the segment sent at 30 ms, but data below it
+    // was sent later (31 ms): tcptrace's intervening transmission, no
+    // sample; the one sent at 31 ms is covered cumulatively, no sample.
     // Zeek's history still says 'T' (it only compares with last_seq).
     let mut p = handshake();
     p.extend([
@@ -214,9 +220,7 @@ fn reordering_is_not_a_retransmission() {
     assert_eq!(r.history, "ShADTa");
     let d = r.transfer.as_ref().unwrap();
     assert_eq!(d.orig.retransmissions, 0);
-    let mut s = r.rtt.data_ack_orig_samples.to_vec();
-    s.sort();
-    assert_eq!(s, vec![19 * MS, 20 * MS]);
+    assert!(r.rtt.data_ack_orig_samples.is_empty());
     assert_eq!(r.orig_bytes, Some(200));
 }
 
@@ -263,9 +267,10 @@ fn seq_wraparound_counts_bytes() {
     let r = one(&p);
     assert_eq!(r.orig_bytes, Some(512));
     assert_eq!(r.history, "ShADa");
-    // Both segments covered by the wrapped ACK: 15 ms and 14 ms.
-    assert_eq!(r.rtt.data_ack_orig.count, 2);
-    assert_eq!((r.rtt.data_ack_orig.min_ns, r.rtt.data_ack_orig.max_ns), (14 * MS, 15 * MS));
+    // The wrapped ACK ends exactly at the second segment: 45 - 31 = 14 ms
+    // (the first is covered cumulatively: no sample, as tcptrace).
+    assert_eq!(r.rtt.data_ack_orig.count, 1);
+    assert_eq!((r.rtt.data_ack_orig.min_ns, r.rtt.data_ack_orig.max_ns), (14 * MS, 14 * MS));
     assert_eq!(r.transfer.unwrap().orig.retransmissions, 0);
 }
 
@@ -351,14 +356,15 @@ fn trains_warmups_theory_pacing() {
     ]);
     let r = one(&p);
     assert_eq!(r.conn_state, ConnState::SF);
-    // Samples: A's data 41-30, 41-31, 110-100 = 11, 10, 10 (mean 31/3);
-    // B's data 62-50, 62-51, 64-52, 64-53, 64-54 = 12, 11, 12, 11, 10 (56/5).
-    assert_eq!(r.rtt.data_ack_orig.count, 3);
-    assert_eq!(r.rtt.data_ack_resp.count, 5);
-    assert!((r.rtt.data_ack_orig.mean_ns - 31.0 * MS as f64 / 3.0).abs() < 1e-3);
-    assert_eq!(r.rtt.data_ack_resp.mean_ns, 11.2 * MS as f64);
+    // Samples, one per ACK for the segment it ends at: A's data 41-31 and
+    // 110-100 = 10, 10 (the lone last segment's pure ACK is not late:
+    // 10 ms = SYN -> SYN/ACK); B's data 62-51, 64-54 = 11, 10 (mean 10.5).
+    assert_eq!(r.rtt.data_ack_orig.count, 2);
+    assert_eq!(r.rtt.data_ack_resp.count, 2);
+    assert_eq!(r.rtt.data_ack_orig.mean_ns, 10.0 * MS as f64);
+    assert_eq!(r.rtt.data_ack_resp.mean_ns, 10.5 * MS as f64);
     assert_eq!(r.rtt.data_ack_orig.median_ns, 10 * MS);
-    assert_eq!(r.rtt.data_ack_resp.median_ns, 11 * MS);
+    assert_eq!(r.rtt.data_ack_resp.median_ns, 10 * MS);
     let d = r.transfer.unwrap();
     // Trains: A[30,31] x2 (warm-up 0), B[50..54] x5 (50-31 = 19),
     // A[100] x1 (100-54 = 46).
@@ -369,16 +375,85 @@ fn trains_warmups_theory_pacing() {
     // Segments [30,31]->A 1, [31,54]->B 23, [54,100]->A 46.
     assert_eq!((d.orig.actual_ns, d.resp.actual_ns), (47 * MS, 23 * MS));
     assert_eq!(d.orig.actual_ns + d.resp.actual_ns, d.transfer_ns);
-    // RTT_A-B = 31/3 + 56/5 ms = 21.5333.. ms -> 21_533_333 ns.
+    // RTT_A-B = 10 + 10.5 ms = 20.5 ms.
     // A: 3 packets, flights 1+2 -> r = 2 -> 1 RTT; B: 5 -> 1+2+3 -> 2 RTTs.
-    assert_eq!(d.orig.theory_ns, 21_533_333);
-    assert_eq!(d.resp.theory_ns, 43_066_666);
+    assert_eq!(d.orig.theory_ns, 20_500_000);
+    assert_eq!(d.resp.theory_ns, 41_000_000);
     // Pacing = Actual - WarmUp - Theory (negative: the real exchange beat
     // the ideal slow start this RTT implies).
-    assert_eq!(d.orig.pacing_ns, 47 * MS - 46 * MS - 21_533_333);
-    assert_eq!(d.resp.pacing_ns, 23 * MS - 19 * MS - 43_066_666);
-    assert!((d.resp.pacing_per_pkt_ns - (-39_066_666.0 / 5.0)).abs() < 1e-6);
+    assert_eq!(d.orig.pacing_ns, 47 * MS - 46 * MS - 20_500_000);
+    assert_eq!(d.resp.pacing_ns, 23 * MS - 19 * MS - 41_000_000);
+    assert!((d.resp.pacing_per_pkt_ns - (-37_000_000.0 / 5.0)).abs() < 1e-6);
     assert!(r.well_behaved);
+}
+
+/// Delayed ACKs (docs/analyzer.md, "DATA-ACK RTT"): a 1460-byte MSS
+/// server answers 3 segments; the client ACKs the first two at once and
+/// the lone third after its 40 ms timer; its next request carries the ACK
+/// of the server's last reply segment. Handshake components: 10 ms each.
+#[test]
+fn delayed_acks_are_flagged_and_left_out_of_the_statistics() {
+    let mut p = handshake();
+    p.extend([
+        tcp(30 * MS, CL, SV, "PA", 101, 501, 100),
+        tcp(40 * MS, SV, CL, "A", 501, 201, 0), // request: 10 ms, at once
+        tcp(45 * MS, SV, CL, "A", 501, 201, 1460),
+        tcp(46 * MS, SV, CL, "A", 1961, 201, 1460),
+        tcp(47 * MS, SV, CL, "PA", 3421, 201, 1460),
+        tcp(56 * MS, CL, SV, "A", 201, 3421, 0), // two full segments: at once, 10 ms
+        tcp(97 * MS, CL, SV, "A", 201, 4881, 0), // the lone third: 50 ms, 40 late
+        tcp(100 * MS, SV, CL, "PA", 4881, 201, 300),
+        tcp(130 * MS, CL, SV, "PA", 201, 5181, 100), // ACK with the next request: 30 ms, held
+        tcp(140 * MS, SV, CL, "A", 5181, 301, 0),    // 10 ms
+    ]);
+    let r = one(&p);
+    let sample = |ms: i64, delayed_ack: bool| RttSample { rtt_ns: ms * MS, delayed_ack };
+    assert_eq!(r.rtt.data_ack_orig_samples.to_vec(), vec![sample(10, false), sample(10, false)]);
+    assert_eq!(r.rtt.data_ack_resp_samples.to_vec(), vec![sample(10, false), sample(50, true), sample(30, true)]);
+    let s = &r.rtt.data_ack_resp;
+    assert_eq!((s.count, s.min_ns, s.median_ns, s.max_ns, s.mean_ns), (1, 10 * MS, 10 * MS, 10 * MS, 10.0 * MS as f64));
+
+    // A lone segment ACKed by a pure ACK, on a path of `h` ms each way of
+    // the monitor: flagged only when later than the handshake's `h` by more
+    // than max(1 ms, h / 4).
+    const US: i64 = 1_000;
+    for (h, rtt_us, delayed_ack) in
+        [(10, 11_000, false), (10, 12_500, false), (10, 12_600, true), (20, 25_000, false), (20, 25_100, true)]
+    {
+        let r = one(&[
+            tcp(0, CL, SV, "S", 100, 0, 0),
+            tcp(h * MS, SV, CL, "SA", 500, 101, 0),
+            tcp(2 * h * MS, CL, SV, "A", 101, 501, 0),
+            tcp(100 * MS, CL, SV, "PA", 101, 501, 100),
+            tcp(100 * MS + rtt_us * US, SV, CL, "A", 501, 201, 0),
+        ]);
+        let want = RttSample { rtt_ns: rtt_us * US, delayed_ack };
+        assert_eq!(r.rtt.data_ack_orig_samples.to_vec(), vec![want], "path {h} ms");
+        assert_eq!(r.rtt.data_ack_orig.count, u32::from(!delayed_ack));
+    }
+}
+
+/// tcptrace's rules: one sample per ACK, for the segment ending exactly at
+/// it; none once data below that segment was retransmitted after it.
+#[test]
+fn one_sample_per_ack_and_none_across_a_retransmission() {
+    let mut p = handshake();
+    p.extend([
+        tcp(30 * MS, CL, SV, "A", 101, 501, 1000),
+        tcp(31 * MS, CL, SV, "A", 1101, 501, 1000),
+        tcp(32 * MS, CL, SV, "A", 2101, 501, 1000),
+        tcp(41 * MS, SV, CL, "A", 501, 2101, 0),    // ends at the second: 10 ms
+        tcp(60 * MS, SV, CL, "A", 501, 2101, 0),    // duplicate: nothing new
+        tcp(70 * MS, CL, SV, "A", 2101, 501, 1000), // third resent
+        tcp(71 * MS, CL, SV, "A", 3101, 501, 1000), // fourth, after the resend
+        tcp(72 * MS, CL, SV, "A", 4101, 501, 1000), // fifth
+        tcp(80 * MS, SV, CL, "A", 501, 4101, 0),    // ends at the fourth: sent after the resend, 9 ms
+        tcp(83 * MS, SV, CL, "A", 501, 5101, 0),    // fifth: 11 ms
+    ]);
+    let r = one(&p);
+    let v: Vec<i64> = r.rtt.data_ack_orig_samples.iter().map(|s| s.rtt_ns).collect();
+    assert_eq!(v, vec![10 * MS, 9 * MS, 11 * MS]);
+    assert_eq!(r.transfer.unwrap().orig.retransmissions, 1);
 }
 
 #[test]

@@ -195,7 +195,7 @@ impl Rows<'_> {
         }
         self
     }
-    each_cells!(i32_each: i32 => i32s, i64_each: i64 => i64s, f64_each: f64 => f64s);
+    each_cells!(i32_each: i32 => i32s, i64_each: i64 => i64s, f64_each: f64 => f64s, bool_each: bool => bools);
     #[inline(always)]
     fn end(self) {
         debug_assert_eq!(self.cursor, self.t.kinds, "rows fill every column once");
