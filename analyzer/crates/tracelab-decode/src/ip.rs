@@ -150,12 +150,16 @@ fn ipv6(ip: &[u8], wire_ip: usize, m: &mut PacketMeta) -> Result<(), SkipReason>
     Err(Ipv6ExtensionLimit)
 }
 
-/// The first [`PAYLOAD_HEAD`] bytes of `payload`, zero-padded.
+/// The first [`PAYLOAD_HEAD`] bytes of `payload`, zero-padded. A payload
+/// that fills the head (most data segments) is a fixed-size copy, inlined;
+/// only a shorter one takes the variable-length copy.
 #[inline]
 fn head(payload: &[u8]) -> [u8; PAYLOAD_HEAD] {
+    if let Some(h) = payload.first_chunk::<PAYLOAD_HEAD>() {
+        return *h;
+    }
     let mut h = [0; PAYLOAD_HEAD];
-    let n = payload.len().min(PAYLOAD_HEAD);
-    h[..n].copy_from_slice(&payload[..n]);
+    h[..payload.len()].copy_from_slice(payload);
     h
 }
 
