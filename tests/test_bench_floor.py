@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from public_datasets import public_dataset
 from support import ROOT, cargo_build
-from tracelab_models.profile import read_zeek_conn_log
+from tracelab_models.zeeklog import read_conn_logs
 
 TRACES = [
     "real/zeek/bro.org.pcap",
@@ -43,7 +43,7 @@ def run_floor(floor: Path, trace: Path, stage: str) -> dict[str, int]:
 
 def conn_log_totals(path: Path) -> tuple[int, int]:
     """Packets and IP bytes of every connection in a Zeek conn.log."""
-    log = read_zeek_conn_log(path)
+    log, _ = read_conn_logs(path)
 
     def total(*cols: str) -> int:
         return sum(sum(log.column(c).to_pylist()) for c in cols)

@@ -35,7 +35,7 @@ import pytest
 import tracelab_engine
 from public_datasets import public_dataset
 from support import ROOT, tracelab_ok
-from tracelab_models.profile import read_zeek_conn_log
+from tracelab_models.zeeklog import read_conn_logs
 
 AGREE = [
     *sorted(f"real/{p.name}" for p in (ROOT / "datasets" / "real").glob("*.pcap")),
@@ -103,7 +103,7 @@ def analyzer_directions(trace: Path, out: Path) -> tuple[Counter, Counter]:
     connections (a 5-tuple's connections summed)."""
     tracelab_ok("profile", str(trace), "-o", str(out), "--quiet", "--no-progress")
     packets, ip_bytes = Counter(), Counter()
-    for c in read_zeek_conn_log(out / "conn.log").to_pylist():
+    for c in read_conn_logs(out / "conn.log")[0].to_pylist():
         if c["proto"] not in PROTO_NAMES.values():
             continue
         orig, resp = (c["id.orig_h"], c["id.orig_p"]), (c["id.resp_h"], c["id.resp_p"])
@@ -185,7 +185,7 @@ def test_synth_connections_are_the_decoders_connections(tmp_path):
     assert not diff, "the decoders disagree on the synthetic trace:\n" + "\n".join(diff[:20])
     originators = {
         (c["proto"], c["id.orig_h"], c["id.orig_p"], c["id.resp_h"], c["id.resp_p"])
-        for c in read_zeek_conn_log(tmp_path / "sp" / "conn.log").to_pylist()
+        for c in read_conn_logs(tmp_path / "sp" / "conn.log")[0].to_pylist()
     }
     assert originators == truth, (
         f"analyzer only: {sorted(originators - truth)[:5]}; synth only: {sorted(truth - originators)[:5]}"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from fixtures import host_rows, public_dataset, write_profile
 from tracelab_models import schema as S
-from tracelab_models.profile import ProfileError, host_features, read_zeek_conn_log
+from tracelab_models.profile import ProfileError, host_features
 from tracelab_models.roles import (
     Normaliser,
     RoleModel,
@@ -15,6 +15,7 @@ from tracelab_models.roles import (
     load_instances,
     read_labels,
 )
+from tracelab_models.zeeklog import read_conn_logs
 
 
 def _profile(tmp_path):
@@ -99,7 +100,7 @@ def test_aggregation_like_fig_8_12():
 
 def test_features_from_zeek_conn_log_of_a_real_trace():
     path = public_dataset("zeek-baselines/ftp-ipv4/baseline/scripts.base.protocols.ftp.ftp-ipv4/conn.log")
-    conns = read_zeek_conn_log(path)
+    conns, _ = read_conn_logs(path)
     feats = {r[S.HOST]: r for r in host_features(conns).to_pylist()}
     # Counted by hand from the 5 rows of Zeek's baseline: the client 141.142.220.235
     # opens the control connection (:21) and two passive data connections (:56666,

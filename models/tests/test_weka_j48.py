@@ -83,8 +83,9 @@ def test_role_features_of_public_traces(cp, tmp_path):
     """Host features (six role features, derived server labels) of every Zeek baseline
     conn.log in datasets/public, one instance per host per trace."""
     from fixtures import public_dataset
-    from tracelab_models.profile import host_features, read_zeek_conn_log
+    from tracelab_models.profile import host_features
     from tracelab_models.roles import instances_from_table
+    from tracelab_models.zeeklog import read_conn_logs
 
     # Full Zeek TSV logs only (some baselines are header-less zeek-cut projections).
     logs = [
@@ -96,7 +97,7 @@ def test_role_features_of_public_traces(cp, tmp_path):
         pytest.fail("no full Zeek conn.log baseline under datasets/public/zeek-baselines")
     X, y = [], []
     for log in logs:
-        inst = instances_from_table(host_features(read_zeek_conn_log(log)), local_only=False)
+        inst = instances_from_table(host_features(read_conn_logs(log)[0]), local_only=False)
         X.append(inst.X)
         y.append(inst.y)
     X, y = np.vstack(X), np.concatenate(y)

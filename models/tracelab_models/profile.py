@@ -68,68 +68,6 @@ def sample_connections(table: pa.Table, n_connections: int, path) -> np.ndarray:
     return conn
 
 
-# --------------------------------------------------------------------- Zeek conn.log
-_ZEEK_TYPES = {
-    "time": pa.float64(),
-    "interval": pa.float64(),
-    "double": pa.float64(),
-    "port": pa.int32(),
-    "count": pa.int64(),
-    "int": pa.int64(),
-    "bool": pa.bool_(),
-}
-
-
-def read_zeek_conn_log(path: str | Path) -> pa.Table:
-    """A Zeek TSV conn.log as a table with Zeek's column names and types.
-
-    Canonicalised btest timestamps (XXXXXXXXXX.XXXXXX) become null.
-    """
-    path = Path(path)
-    fields, types, rows = None, None, []
-    sep = "\t"
-    try:
-        lines = path.read_text().splitlines()
-    except OSError as e:
-        raise ProfileError(f"{path}: cannot read ({e})") from e
-    for lineno, line in enumerate(lines, 1):
-        if line.startswith("#separator"):
-            sep = bytes(line.split(" ", 1)[1], "ascii").decode("unicode_escape")
-        elif line.startswith("#fields"):
-            fields = line.split(sep)[1:]
-        elif line.startswith("#types"):
-            types = line.split(sep)[1:]
-        elif line and not line.startswith("#"):
-            vals = line.split(sep)
-            if fields is None or len(vals) != len(fields):
-                raise ProfileError(
-                    f"{path}:{lineno}: {len(vals)} fields, header declares {len(fields) if fields else 'none'}"
-                )
-            rows.append(vals)
-    if fields is None or types is None:
-        raise ProfileError(f"{path}: no #fields/#types header (not a Zeek TSV log)")
-    if len(types) != len(fields):
-        raise ProfileError(f"{path}: #types declares {len(types)} columns, #fields {len(fields)}")
-    cols = {}
-    for i, (name, typ) in enumerate(zip(fields, types, strict=True)):
-        raw = [r[i] for r in rows]
-        pa_type = _ZEEK_TYPES.get(typ, pa.string())
-        cols[name] = pa.array([_zeek_value(v, pa_type) for v in raw], type=pa_type)
-    return pa.table(cols)
-
-
-def _zeek_value(v: str, pa_type):
-    if v in ("-", "(empty)") or v.startswith("XXXX"):
-        return None
-    if pa_type == pa.bool_():
-        return v == "T"
-    if pa.types.is_floating(pa_type):
-        return float(v)
-    if pa.types.is_integer(pa_type):
-        return int(v)
-    return v
-
-
 # -------------------------------------------------------------------- host features
 # Zeek connection states in which the 3-way handshake completed (Zeek conn.log docs).
 ESTABLISHED_STATES = frozenset({"S1", "S2", "S3", "SF", "RSTO", "RSTR"})
