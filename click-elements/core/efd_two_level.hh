@@ -223,6 +223,7 @@ class TwoLevelQueue : public QueueCore {
   // Spelled out (same as QueueCore's) so a caller holding the concrete
   // type gets a direct, inlinable call.
   Time next_ready(Time now) const final { return length_packets() ? now : kNever; }
+  Time retire_at() const final { return service_.busy ? service_.ends : kNever; }
   uint64_t length_packets() const final { return high_.size() + low_.size(); }
   uint64_t length_bytes() const final { return meter_.bytes() - (service_.busy ? service_.packet.length : 0); }
 
@@ -300,7 +301,7 @@ class TwoLevelQueue : public QueueCore {
     meter_.add(p.length);
     admitted_high_ += a.prio == Priority::kHigh;
     ++counters_.enqueued;
-    note_highwater(length_packets(), length_bytes());  // final here: no virtual calls
+    note_highwater(meter_.packets(), meter_.bytes());  // the packet in service included (§2)
   }
 
   void leave(const Packet& p, uint32_t ref) {

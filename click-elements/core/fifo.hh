@@ -26,7 +26,7 @@ class FifoCore final : public QueueCore {
     ring_.push_back(p);
     meter_.add(p.length);
     ++counters_.enqueued;
-    note_highwater();
+    note_highwater(meter_.packets(), meter_.bytes());  // the packet in service included (§2)
   }
 
   bool dequeue(Time now, Batch& out) override {
@@ -45,6 +45,7 @@ class FifoCore final : public QueueCore {
   // Spelled out (same as QueueCore's) so a caller holding the concrete
   // type gets a direct, inlinable call.
   Time next_ready(Time now) const override { return ring_.empty() ? kNever : now; }
+  Time retire_at() const override { return service_.busy ? service_.ends : kNever; }
   uint64_t length_packets() const override { return ring_.size(); }
   uint64_t length_bytes() const override { return meter_.bytes() - (service_.busy ? service_.packet.length : 0); }
   const BufferMeter& meter() const { return meter_; }

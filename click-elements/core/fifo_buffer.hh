@@ -15,7 +15,11 @@
 // flow's entry) until its transmission ends at that rate, as the thesis
 // model does; it is never pushed out. Retirement happens at the next
 // dequeue() (the link is free again, so the transmission has ended) or at
-// an enqueue() at or after the computed end of transmission.
+// an enqueue() at or after the computed end of transmission. The core's
+// default is 0 only because a core does not know its link's rate: the
+// engine and ns-3's spec strings pass it, so the spec's semantics are their
+// default. The high-water counts the packet in service (a full buffer of B
+// reads B); length_packets() counts the waiting packets only.
 #pragma once
 
 #include <cstdint>

@@ -50,7 +50,7 @@ class SortedCore : public QueueCore {
     queue_.push(p, tag);
     meter_.add(p.length);
     ++counters_.enqueued;
-    note_highwater();
+    note_highwater(meter_.packets(), meter_.bytes());  // the packet in service included (§2)
   }
 
   bool dequeue(Time now, Batch& out) final {
@@ -72,6 +72,7 @@ class SortedCore : public QueueCore {
 
   uint64_t length_packets() const final { return queue_.size(); }
   uint64_t length_bytes() const final { return meter_.bytes() - (service_.busy ? service_.packet.length : 0); }
+  Time retire_at() const final { return service_.busy ? service_.ends : kNever; }
   uint64_t pushed_out() const { return pushed_out_; }
   const BufferMeter& meter() const { return meter_; }
 

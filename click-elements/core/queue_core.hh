@@ -135,6 +135,13 @@ class QueueCore {
   // a new arrival: `now` if ready, a timer expiry, or kNever when empty.
   virtual Time next_ready(Time now) const { return length_packets() ? now : kNever; }
 
+  // When the packet on the wire that still counts in the buffer (§2,
+  // fifo_buffer.hh) leaves it, or kNever if there is none. A dequeue() at or
+  // after that time retires it even when it returns nothing: an adapter
+  // whose link goes idle calls it then, so that the occupancy and the flow
+  // table do not keep a packet whose transmission has ended.
+  virtual Time retire_at() const { return kNever; }
+
   virtual uint64_t length_packets() const = 0;
   virtual uint64_t length_bytes() const = 0;
   const Counters& counters() const { return counters_; }

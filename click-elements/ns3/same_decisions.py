@@ -48,16 +48,18 @@ TRACES = {
 }
 
 # Every mechanism with an ns-3 adapter, with buffers small enough that the
-# traces fill them; the options of the two-level and flow-state cores too.
+# traces fill them; the options of the two-level and flow-state cores too
+# (in_service=0: the packet on the wire leaves the buffer when pulled; the
+# default keeps it counted until its transmission ends, algorithms.md §2).
 SPECS = [
     "fifo(capacity=20)",
     "fifo(capacity=20000, granularity=bytes)",
-    "fifo(capacity=20, in_service=1)",
+    "fifo(capacity=20, in_service=0)",
     "efd(capacity=20)",
     "efd(capacity=20, th=5000)",
     "efd(capacity=20, th=5000, counter=served)",
     "efd(capacity=20, th=5000, high=las, low=las)",
-    "efd(capacity=20, th=5000, in_service=1)",
+    "efd(capacity=20, th=5000, in_service=0)",
     "efd(capacity=20000, th=5000, granularity=bytes, precheck=1)",
     "befd(capacity=20, th=5000, push_out=0)",
     "pefd(capacity=20, th=4)",
@@ -68,7 +70,7 @@ SPECS = [
     "xprotect(capacity=20, p_ins=0.3, th=5000)",
     "las(capacity=20)",
     "lasack(capacity=20)",
-    "las(capacity=20, in_service=1)",
+    "las(capacity=20, in_service=0)",
     "lars(capacity=20, tau=100ms, beta=0.5)",
     "lars(capacity=20, ack=1)",
     "scfq(capacity=20)",

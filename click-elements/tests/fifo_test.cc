@@ -113,6 +113,22 @@ TEST(Fifo, InServicePacketKeepsItsSlotUntilTransmissionEnds) {
   d.check();
 }
 
+TEST(Fifo, HighwaterCountsThePacketOnTheWire) {
+  // 0 is on the wire when 1 arrives: the buffer holds two packets (§2), one
+  // of them waiting. length_packets() counts the waiting ones only.
+  BufferConfig c = packets(2);
+  c.in_service_link_bps = 10'000'000'000ULL;
+  FifoCore q(c);
+  Driver d(q);
+  d.offer(pkt(0, 1, 1500), 0);
+  EXPECT_EQ(d.serve(0), 0);
+  d.offer(pkt(1, 1, 1000), 100 * kNanosecond);
+  EXPECT_EQ(q.length_packets(), 1u);
+  EXPECT_EQ(q.counters().highwater_packets, 2u);
+  EXPECT_EQ(q.counters().highwater_bytes, 2500u);
+  d.check();
+}
+
 TEST(Fifo, ByteModeSlotsBoundTinyPackets) {
   // 400 B with min_packet_bytes 40 gives 11 slots; 20-B packets run out of
   // slots before bytes (11 * 20 = 220 B) and are dropped as buffer_full.

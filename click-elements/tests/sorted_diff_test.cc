@@ -160,7 +160,7 @@ class SortedCore : public QueueCore {
     queue_.push(p, tag);
     meter_.add(p.length);
     ++counters_.enqueued;
-    note_highwater();
+    note_highwater(meter_.packets(), meter_.bytes());
   }
 
   bool dequeue(Time now, Batch& out) final {

@@ -1151,8 +1151,10 @@ TlSpec TlParseSpec(const std::string& text, uint64_t link_bps) {
   for (const auto& e : kElements)
     if (name == e.first) spec.type_name = e.second;
   if (spec.type_name.empty()) throw std::invalid_argument("unknown element '" + name + "' in '" + text + "'");
+  bool in_service_given = false;
   for (const auto& [key, given] : parsed.params()) {
     std::string value = given;
+    in_service_given |= key == "in_service";
     if (key == "in_service" && name == "mtqqtl") {
       // a flag here (count the residual of the packet in service)
     } else if (key == "in_service") {
@@ -1163,6 +1165,12 @@ TlSpec TlParseSpec(const std::string& text, uint64_t link_bps) {
     }
     spec.attributes.emplace_back(Camel(key), value);
   }
+  // The engine's default (algorithms.md §2): the packet on the wire stays
+  // counted in the buffer until its transmission at the node's rate ends.
+  TypeId::AttributeInformation in_service;
+  if (!in_service_given && name != "mtqqtl" && link_bps &&
+      TypeId::LookupByName(spec.type_name).LookupAttributeByName("InService", &in_service))
+    spec.attributes.emplace_back("InService", std::to_string(link_bps) + "bps");
   // MTQ/QTL estimates the local delay at its node's link rate, as the engine.
   // So does ChuTQ, to know when its link is blocked.
   if ((name == "mtqqtl" || name == "chutq") && link_bps)

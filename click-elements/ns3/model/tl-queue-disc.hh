@@ -296,9 +296,10 @@ class TlQueueDisc : public Base {
 // The engine's spec string (`efd(capacity=300, th=30000)`) as a queue disc
 // type and attribute values: the element name selects the TypeId
 // (TlKnownElements), each key the attribute of the same name in CamelCase.
-// `in_service=1` becomes InService = `link_bps` (the engine uses its node's
-// link rate; for mtqqtl it stays a flag, and LinkRate = `link_bps` is
-// added), `idle=never` becomes Idle = 0s. The syntax is parsed by the
+// `in_service=1`, and its absence as in the engine (algorithms.md §2),
+// becomes InService = `link_bps` (the engine uses its node's link rate;
+// `in_service=0` gives 0bps; for mtqqtl it stays a flag, and LinkRate =
+// `link_bps` is added), `idle=never` becomes Idle = 0s. The syntax is parsed by the
 // engine's own parser (core/spec.hh): what the engine rejects as malformed
 // is rejected here with the same message. Throws std::invalid_argument on
 // a malformed spec, an unknown element, key or value.

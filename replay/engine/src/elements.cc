@@ -32,9 +32,11 @@ BufferConfig buffer_config(Spec& s, const NodeContext& node, uint64_t default_ca
                        {{"would_overflow", FullTest::kWouldOverflow}, {"already_full", FullTest::kAlreadyFull}});
   b.min_packet_bytes = static_cast<uint32_t>(s.bytes("min_packet", b.min_packet_bytes));
   if (b.min_packet_bytes == 0) bad(s, "min_packet must be at least 1 byte");
-  // in_service=1: the packet on the wire stays counted in the buffer until
-  // its transmission ends on this node's link (the thesis model, §2).
-  if (s.flag("in_service", false)) b.in_service_link_bps = node.link_bps;
+  // The packet on the wire stays counted in the buffer until its
+  // transmission ends on this node's link (the spec's semantics, §2, the
+  // default); in_service=0 is Click's Queue and ns-3's QueueDisc: it leaves
+  // the buffer when the link takes it.
+  if (s.flag("in_service", true)) b.in_service_link_bps = node.link_bps;
   if (b.capacity == 0) bad(s, "capacity must be positive");
   if (b.capacity > (1u << 26)) bad(s, "capacity above 2^26");
   return b;
@@ -118,7 +120,7 @@ struct Builder {
 };
 
 #define BUFFER_PARAMS \
-  "capacity=300, granularity=packets|bytes, full_test=would_overflow|already_full, min_packet=40, in_service=0"
+  "capacity=300, granularity=packets|bytes, full_test=would_overflow|already_full, min_packet=40, in_service=1"
 #define TWO_LEVEL_PARAMS BUFFER_PARAMS ", push_out=1, precheck=0, high=fifo|las, low=fifo|las"
 #define FLOW_PARAMS "max_flows=65536, gc=5s, idle=30s"
 

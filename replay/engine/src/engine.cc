@@ -383,9 +383,14 @@ struct Engine::Impl {
   // next enqueue (which asks again). An empty core schedules nothing: the
   // arrival that fills it pulls at once if the link is idle by then, which
   // saves the pull that found nothing at the end of every transmission.
+  // A core holding the packet on the wire in its buffer (§2) has nothing to
+  // send but is pulled when that transmission ends, which retires it: its
+  // occupancy and flow table then shrink at the right instant.
   template <class Core>
   static void schedule_pull(Node& n) {
-    const Time r = core_of<Core>(n).next_ready(n.link_free_at);
+    const Core& core = core_of<Core>(n);
+    Time r = core.next_ready(n.link_free_at);
+    if (r == kNever) r = core.retire_at();
     n.pull_at = r == kNever ? kNever : std::max(r, n.link_free_at);
   }
 

@@ -27,11 +27,12 @@ RunResult run(RunConfig cfg) {
 TEST(Engine, FifoHandTrace) {
   const std::string pcap = write_pcap("fifo_hand.pcap", {{kT0 + 0, 1250},
                                                          {kT0 + 100, 1250},
-                                                         {kT0 + 200, 1250},     // finds the 1-slot buffer full
+                                                         {kT0 + 200, 1250},     // finds p0 (on the wire) and p1
                                                          {kT0 + 1000, 1250}});  // arrives as p1 starts: fits
   RunConfig cfg;
   cfg.sources = {"pcap(path=" + pcap + ")"};
-  cfg.nodes = {NodeConfig{"fifo(capacity=1)", 10000000000ULL, 5 * us, 0}};
+  // Two slots: the packet on the wire keeps one until its transmission ends (§2).
+  cfg.nodes = {NodeConfig{"fifo(capacity=2)", 10000000000ULL, 5 * us, 0}};
   cfg.detail = true;
   RunResult r = run(cfg);
   ASSERT_EQ(r.detail.fate.size(), 4u);
@@ -56,7 +57,27 @@ TEST(Engine, FifoHandTrace) {
   EXPECT_EQ(r.overall.latency.max, 8 * us - 1 * us);
   EXPECT_EQ(r.nodes[0].transmissions, 3u);
   EXPECT_EQ(r.nodes[0].busy, 3 * us);
-  EXPECT_EQ(r.nodes[0].highwater_packets, 1u);
+  EXPECT_EQ(r.nodes[0].highwater_packets, 2u);  // p0 on the wire and p1 waiting
+}
+
+TEST(Engine, PacketInServiceStaysCountedUnlessInServiceIsOff) {
+  // Three 1-us packets 100 ns apart into one slot. The spec's default: p0
+  // holds the slot while on the wire, so p1 and p2 are dropped. in_service=0
+  // (Click's Queue, ns-3's QueueDisc): p0 leaves the buffer when the link
+  // takes it, p1 takes the slot and p2 finds it full.
+  const std::string pcap = write_pcap("in_service.pcap", {{kT0, 1250}, {kT0 + 100, 1250}, {kT0 + 200, 1250}});
+  RunConfig cfg;
+  cfg.sources = {"pcap(path=" + pcap + ")"};
+  cfg.nodes = {NodeConfig{"fifo(capacity=1)", 10000000000ULL, 0, 0}};
+  RunResult spec = run(cfg);
+  EXPECT_EQ(spec.delivered, 1u);
+  EXPECT_EQ(spec.dropped, 2u);
+  EXPECT_EQ(spec.nodes[0].highwater_packets, 1u);
+  cfg.nodes[0].element = "fifo(capacity=1, in_service=0)";
+  RunResult click = run(cfg);
+  EXPECT_EQ(click.delivered, 2u);
+  EXPECT_EQ(click.dropped, 1u);
+  EXPECT_EQ(click.nodes[0].highwater_packets, 1u);
 }
 
 TEST(Engine, MinServiceCapsThePacketRate) {
@@ -202,12 +223,13 @@ TEST(Engine, LeanPathEqualsTheRecordPath) {
 }
 
 TEST(Engine, ClassBudgetsGiveViolationsAndEplr) {
-  // 4 back-to-back 1250-B packets of class 0 (budget 1.5 us): queueing
-  // delays 0, 1, 2, 3 us -> 2 violations with excess 0.5 and 1.5 us.
+  // 5 back-to-back 1250-B packets of class 0 (budget 1.5 us) into 4 slots
+  // (one on the wire, 3 waiting): 4 delivered with queueing delays 0, 1, 2,
+  // 3 us -> 2 violations with excess 0.5 and 1.5 us.
   const std::string pcap = write_pcap("budget.pcap", {{kT0, 1250}, {kT0, 1250}, {kT0, 1250}, {kT0, 1250}, {kT0, 1250}});
   RunConfig cfg;
   cfg.sources = {"pcap(path=" + pcap + ")"};
-  cfg.nodes = {NodeConfig{"fifo(capacity=3)", 10000000000ULL, 0, 0}};
+  cfg.nodes = {NodeConfig{"fifo(capacity=4)", 10000000000ULL, 0, 0}};
   cfg.classes = {ClassConfig{"video", 1500 * kNanosecond, kNever, kNever}};
   RunResult r = run(cfg);
   ASSERT_EQ(r.classes.size(), 1u);
@@ -278,7 +300,7 @@ TEST(Engine, OutPcapHasTheDeliveredPacketsAtTheirDeliveryTimes) {
   const std::string out = ::testing::TempDir() + "out_out.pcap";
   RunConfig cfg;
   cfg.sources = {"pcap(path=" + in + ")"};
-  cfg.nodes = {NodeConfig{"fifo(capacity=1)", 10000000000ULL, 0, 0}};
+  cfg.nodes = {NodeConfig{"fifo(capacity=2)", 10000000000ULL, 0, 0}};  // p0 on the wire, p1 waits, p2 dropped
   cfg.out_pcap = out;
   run(cfg);
   char err[PCAP_ERRBUF_SIZE];
@@ -323,6 +345,22 @@ TEST(Engine, EfdFlowTableStaysBelowTheQueueLength) {
   EXPECT_LE(r.nodes[0].flow_table_max, r.nodes[0].highwater_packets);
   EXPECT_GT(r.nodes[0].flow_table_mean, 0.5);
   EXPECT_GT(r.dropped, 0u);
+}
+
+TEST(Engine, FlowEntryLeavesWhenTheTransmissionEnds) {
+  // Two 1250-B packets 10 us apart into EFD at 10 Gb/s: each keeps its flow
+  // entry while on the wire (1 us, §2) and no longer, though the link then
+  // idles: the table holds one entry for 1 us of the 10-us span.
+  const std::string pcap = write_pcap("efd_entry.pcap", {{kT0, 1250}, {kT0 + 10000, 1250}});
+  RunConfig cfg;
+  cfg.sources = {"pcap(path=" + pcap + ")"};
+  cfg.nodes = {NodeConfig{"efd(capacity=10)", 10000000000ULL, 0, 0}};
+  RunResult r = run(cfg);
+  ASSERT_EQ(r.nodes[0].flow_table_time_at.size(), 2u);
+  EXPECT_EQ(r.nodes[0].flow_table_time_at[0], 9 * us);
+  EXPECT_EQ(r.nodes[0].flow_table_time_at[1], 2 * us);  // the last 1 us after the span too
+  EXPECT_EQ(r.nodes[0].flow_table_max, 1u);
+  EXPECT_EQ(r.nodes[0].highwater_packets, 1u);
 }
 
 TEST(Engine, ChunkingCoresFormChunksUpToTheMtu) {
