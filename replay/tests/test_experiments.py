@@ -9,7 +9,9 @@ import json
 
 import pytest
 from tracelab.replay.experiments import chunk_analytic as ca
+from tracelab.replay.experiments import closed_loop
 from tracelab.replay.experiments.cli import main as experiments_main
+from tracelab.replay.experiments.closed_loop import Flow, Mg1, cwnd_flights, long_threshold, median3, size_pools
 from tracelab.replay.experiments.outcome import Context
 from tracelab.replay.experiments.registry import EXPERIMENTS
 from tracelab.replay.experiments.runs import insertion_fraction
@@ -150,3 +152,128 @@ def test_list_names_every_experiment(capsys):
     out = capsys.readouterr().out
     for e in EXPERIMENTS.values():
         assert e.id in out and e.kind in out
+
+
+# ------------------------------------------------------------------ closed loop (ns-3)
+
+
+def test_mg1_deterministic_service_matches_eqs_5_7_to_5_9():
+    # All jobs of size x = 0.1 s at λ = 5/s: ρ = 0.5. Eq. 5.7-5.9: FIFO λx²/(2(1-ρ)) + x = 0.15,
+    # PS x/(1-ρ) = 0.2, LAS λx²/(2(1-ρ)²) + x/(1-ρ) = 0.3 = T_FIFO/(1-ρ).
+    m = Mg1([0.1] * 1000, 5.0)
+    assert m.rho == pytest.approx(0.5)
+    assert m.fifo(0.1) == pytest.approx(0.15)
+    assert m.ps(0.1) == pytest.approx(0.2)
+    assert m.las(0.1) == pytest.approx(0.3)
+    assert m.las(0.1) == pytest.approx(m.fifo(0.1) / (1 - m.rho))
+    assert m.ps(0.1) <= m.las(0.1)
+
+
+def test_mg1_truncated_moments_by_hand():
+    # Sizes 1 and 3 (equally likely), λ = 0.2: ρ = 0.4, m2 = 5. At x = 2: m1(2) = (1 + 2)/2 = 1.5,
+    # m2(2) = (1 + 4)/2 = 2.5, ρ(2) = 0.3, W0(2) = 0.2·2.5/(2·0.7) = 0.357142..., LAS(2) = (W0 + 2)/0.7.
+    m = Mg1([1.0, 3.0], 0.2)
+    assert m.truncated(2.0) == pytest.approx((1.5, 2.5))
+    assert m.las(2.0) == pytest.approx((0.2 * 2.5 / 1.4 + 2) / 0.7)
+    assert m.fifo(1.0) == pytest.approx(0.2 * 5 / 1.2 + 1)
+    # Run2C below th = 2: x / (1 - ρ(th)).
+    assert m.run2c(1.0, 2.0) == pytest.approx(1 / 0.7)
+    with pytest.raises(ValueError):
+        m.run2c(3.0, 2.0)
+    with pytest.raises(ValueError):
+        Mg1([1.0], 1.5)
+
+
+def test_size_pools_and_median_filter():
+    samples = [(1, 0.1)] * 3 + [(2, 0.2)] * 2 + [(3, 0.3)] * 4 + [(4, 0.4)]
+    pools = size_pools(samples, 3)
+    # 1×3 | 2×2 + 3×4 | 4×1 joins the one before (fewer than 3).
+    assert [len(p) for p in pools] == [3, 7]
+    assert median3([1.0, 9.0, 2.0, 3.0]) == [1.0, 2.0, 3.0, 3.0]
+
+
+def test_cwnd_flights_eq_5_10():
+    # n = 1: floor(1 + 2^-0.5) = 1; n = 2: floor(2^0.5 + 1) = 2; n = 11: floor(32 + 22.6) = 54.
+    assert cwnd_flights(11, cap=None) == [1, 2, 3, 4, 6, 9, 13, 19, 27, 38, 54]
+    assert cwnd_flights(12) == [1, 2, 3, 4, 6, 9, 13, 19, 27, 38, 43, 43]
+
+
+def test_long_threshold_splits_bytes_in_half():
+    flows = [Flow(s, 0.0, 1.0, 0.0) for s in (100, 10, 10, 10, 10, 10, 50)]
+    # 200 bytes: the 100-byte flow carries half on its own.
+    assert long_threshold(flows) == 100
+    assert long_threshold([Flow(s, 0.0, 1.0, 0.0) for s in (10, 10, 10, 10)]) == 10
+
+
+NS3_SKIP = pytest.mark.skipif(
+    closed_loop.dumbbell_binary() is None, reason=f"ns-3 not built: {closed_loop.NS3_MISSING}"
+)
+CLOSED = ["E-THS-4", "E-THS-5", "E-THS-6", "E-THS-7", "E-THS-8"]
+
+
+@pytest.fixture(scope="module")
+def closed_results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("closed")
+    assert experiments_main(["run", *CLOSED, "--quick", "-o", str(out)]) in (0, 1)
+    return {i: json.loads((out / i / "result.json").read_text()) for i in CLOSED}, out
+
+
+def checks_of(result, prefix):
+    matching = [c for c in result["checks"] if c["name"].startswith(prefix)]
+    assert matching, f"no check {prefix!r}"
+    return matching
+
+
+@NS3_SKIP
+def test_closed_loop_results_record_ns3_and_every_check(closed_results):
+    results, out = closed_results
+    for r in results.values():
+        assert r["engine"] == "ns-3" and r["kind"] == "closed loop"
+        assert r["tools"]["ns3"].startswith("3.44")
+        assert r["checks"] and all(c["published"] is not None and c["tolerance"] for c in r["checks"])
+    report = (out / "REPORT.md").read_text()
+    for i in CLOSED:
+        assert f"| {i} | {results[i]['held']}/{results[i]['checks_total']} |" in report
+
+
+@NS3_SKIP
+def test_ths4_size_based_schedulers_beat_fifo_for_short_flows(closed_results):
+    r = closed_results[0]["E-THS-4"]
+    rows = {(row[0], row[1]): row for row in r["table"]["rows"]}
+    for load in ("8 Mb/s", "15 Mb/s"):
+        fifo = float(rows[load, "FIFO"][2])
+        for name in ("LAS", "Run2C", "EFD", "LARS"):
+            assert float(rows[load, name][2]) < fifo, (load, name)
+        assert float(rows[load, "LAS"][2]) < fifo / 3
+    # Underload: every flow completes (incomplete column 0) and the short-flow order holds.
+    assert all(rows["8 Mb/s", n][9] == "0" for n in ("FIFO", "LAS", "Run2C", "EFD", "LARS"))
+    assert checks_of(r, "8 Mb/s: short flows LAS < LARS")[0]["verdict"] == "held"
+
+
+@NS3_SKIP
+def test_ths5_las_locks_out_large_transfers_efd_does_not(closed_results):
+    r = closed_results[0]["E-THS-5"]
+    worst = {row[0]: float(row[3]) for row in r["table"]["rows"]}
+    assert worst["LAS"] > 2 > worst["EFD"]
+
+
+@NS3_SKIP
+def test_ths6_efd_and_lars_protect_a_64kbps_cbr_below_overload(closed_results):
+    r = closed_results[0]["E-THS-6"]
+    for load in ("4", "8"):
+        assert checks_of(r, f"64 kb/s, {load} Mb/s: EFD and LARS lose ≈ 0")[0]["verdict"] == "held"
+
+
+@NS3_SKIP
+def test_ths7_scfq_is_processor_sharing_at_half_load(closed_results):
+    r = closed_results[0]["E-THS-7"]
+    assert checks_of(r, "ρ=0.5 SCFQ ≈ PS")[0]["verdict"] == "held"
+    assert checks_of(r, "ρ=0.5 FIFO between Eq. 5.2 and Eq. 5.1")[0]["verdict"] == "held"
+
+
+@NS3_SKIP
+def test_ths8_exact_identities_hold_and_variants_ran(closed_results):
+    r = closed_results[0]["E-THS-8"]
+    for prefix in ("Eq. 5.10 cwnd", "Eq. 5.10 capped", "Eqs. 5.7–5.9"):
+        assert checks_of(r, prefix)[0]["verdict"] == "held"
+    assert [row[0] for row in r["table"]["rows"]] == ["FIFO+FIFO", "LAS+FIFO", "FIFO+LAS", "LAS+LAS"]

@@ -25,7 +25,8 @@ class Experiment:
     # The scale argument of `run` at full size and with --quick (None: the experiment has no scale).
     full: Any
     quick: Any
-    # Measured wall seconds of a full and a quick run on the 2-core reference VM, one job.
+    # Wall seconds of a full and a quick run on 2 cores: measured for the engine's, and for ns-3's the
+    # measured CPU seconds of the quick runs / 2 jobs, scaled by duration for the full ones.
     est_full_s: float
     est_quick_s: float
 
@@ -37,18 +38,43 @@ EXPERIMENTS: dict[str, Experiment] = {
     e.id: e
     for e in [
         Experiment(
-            "E-CHK-1", "Effect of chunking at Λ = 0.9 ([000] Table III)", OPEN, ENGINE, runs.e_chk_1, 0.2, 0.01, 0, 0
+            "E-CHK-1", "Effect of chunking at Λ = 0.9 ([000] Table III)", OPEN, ENGINE, runs.e_chk_1, 0.2, 0.01, 8, 1
         ),
         Experiment("E-CHK-2", "ChuMQ analytic model ([000 §6])", OPEN, ENGINE, runs.e_chk_2, None, None, 0, 0),
-        Experiment("E-CHK-3", "R_v vs Λ, imbalanced ([000 §7.2.1])", OPEN, ENGINE, runs.e_chk_3, 0.2, 0.01, 0, 0),
+        Experiment("E-CHK-3", "R_v vs Λ, imbalanced ([000 §7.2.1])", OPEN, ENGINE, runs.e_chk_3, 0.2, 0.01, 2, 1),
         Experiment(
-            "E-CHK-4", "Overload Λ = 0.8 → 1.2 → 0.8 ([000] Table IV)", OPEN, ENGINE, runs.e_chk_4, 0.5, 0.02, 0, 0
+            "E-CHK-4", "Overload Λ = 0.8 → 1.2 → 0.8 ([000] Table IV)", OPEN, ENGINE, runs.e_chk_4, 0.5, 0.02, 29, 1
         ),
-        Experiment("E-MTQ-4", "QTL + MTQ, model 2 ([004] Tables 2–3)", OPEN, ENGINE, runs.e_mtq_4, 300.0, 30.0, 0, 0),
+        Experiment("E-MTQ-4", "QTL + MTQ, model 2 ([004] Tables 2–3)", OPEN, ENGINE, runs.e_mtq_4, 300.0, 30.0, 48, 2),
         Experiment(
-            "E-THS-3", "Flow-table size, open loop ([003] Table 4.1)", OPEN, ENGINE, runs.e_ths_3, 1000.0, 100.0, 0, 0
+            "E-THS-3", "Flow-table size, open loop ([003] Table 4.1)", OPEN, ENGINE, runs.e_ths_3, 1000.0, 100.0, 5, 1
         ),
-        Experiment("E-THS-4", "Response times ([003] Table 4.2)", CLOSED, NS3, cl.e_ths_4, 400.0, 60.0, 0, 0),
-        Experiment("E-THS-5", "Lock-outs ([003] Fig. 4.11)", CLOSED, NS3, cl.e_ths_5, 400.0, 60.0, 0, 0),
+        Experiment("E-THS-4", "Response times ([003] Table 4.2)", CLOSED, NS3, cl.e_ths_4, 400.0, 60.0, 130, 20),
+        # Alone; after E-THS-4 in the same output directory it reuses E-THS-4's runs and takes no time.
+        Experiment("E-THS-5", "Lock-outs ([003] Fig. 4.11)", CLOSED, NS3, cl.e_ths_5, 400.0, 60.0, 60, 10),
+        Experiment("E-THS-6", "CBR protection ([003] Figs. 4.12–4.13)", CLOSED, NS3, cl.e_ths_6, 300.0, 40.0, 260, 35),
+        # (seconds of arrivals, warm-up discarded)
+        Experiment(
+            "E-THS-7",
+            "M/G/1 validation ([003] Figs. 5.3–5.10)",
+            CLOSED,
+            NS3,
+            cl.e_ths_7,
+            (1000.0, 100.0),
+            (200.0, 20.0),
+            215,
+            45,
+        ),
+        Experiment(
+            "E-THS-8",
+            "EFD variants ([003] §5.1, §5.3)",
+            CLOSED,
+            NS3,
+            cl.e_ths_8,
+            (1000.0, 100.0),
+            (200.0, 20.0),
+            60,
+            12,
+        ),
     ]
 }
