@@ -21,8 +21,10 @@
 // * a packet arrives at its capture time minus the first replayed packet's,
 //   read at nanosecond precision;
 // * the link serves one packet at a time: a packet pulled at t occupies it
-//   for serialization_time(IP length, RATE) (the engine's per-packet
-//   rounding up to the ps; exact at 1/10/100 Mb/s, 1/10 Gb/s);
+//   for the serialization time of its IP length at RATE, a transmission
+//   that follows back to back continuing from the exact end of the one
+//   before (ExactLink, as the engine: no per-packet rounding at rates such
+//   as 0.3 Mb/s where a byte is not a whole number of ps);
 // * order at one instant, as the engine: the pull of a link that becomes
 //   free, then arrivals in trace order; an arrival at an idle link is pulled
 //   at once;
@@ -49,6 +51,7 @@
 #include "ns3/trace-helper.h"
 #include "ns3/simulator.h"
 
+#include "link.hh"
 #include "queue_core.hh"
 #include "tl-queue-disc.hh"
 
@@ -139,7 +142,7 @@ Trace Read(const char* path, const TlMtqQtlTag* tag) {
 // The event loop (see the header): one simulator event per instant.
 class Driver {
  public:
-  Driver(Ptr<QueueDisc> qd, Trace& tr, uint64_t rate) : qd_(qd), tr_(tr), rate_(rate), rec_(tr.items.size()) {
+  Driver(Ptr<QueueDisc> qd, Trace& tr, uint64_t rate) : qd_(qd), tr_(tr), link_(rate), rec_(tr.items.size()) {
     for (size_t i = 0; i < tr.items.size(); ++i) {
       uid_[tr.items[i]->GetPacket()->GetUid()] = i;
       rec_[i].arrival = tr.t[i];
@@ -197,7 +200,7 @@ class Driver {
     }
     // A chunk's frame: its IPv4 header, the 6 + 4N-byte shim, the packets
     // (the engine: wire bytes + 20 bytes of per-frame overhead).
-    free_at_ = now + tracelab::serialization_time(item->GetSize(), rate_);
+    free_at_ = link_.send(now, item->GetSize());
     SchedulePull();
   }
 
@@ -244,7 +247,7 @@ class Driver {
  private:
   Ptr<QueueDisc> qd_;
   Trace& tr_;
-  uint64_t rate_;
+  tracelab::ExactLink link_;
   std::vector<Record> rec_;
   std::map<uint64_t, size_t> uid_;
   size_t next_ = 0;

@@ -112,6 +112,11 @@ struct Engine::Impl {
     Time link_free_at = 0;
     Time pull_at = kNever;
     Time ps_per_byte = 0;  // exact picoseconds per byte, or 0 if not whole
+    // Otherwise the exact end of the last transmission is link_free_at - 1
+    // + end_frac / rate when end_frac > 0: a transmission that follows back
+    // to back continues from there, so a busy period of any length ends at
+    // exactly ceil(start + 8e12 * bytes / rate), without per-packet rounding.
+    uint64_t end_frac = 0;
     std::vector<Packet> storage;
     Batch batch;
     Ring<InFlight> inbound;     // on the wire from the previous node
@@ -394,6 +399,17 @@ struct Engine::Impl {
     n.pull_at = r == kNever ? kNever : std::max(r, n.link_free_at);
   }
 
+  // Serialization at a rate that does not divide 8e12: carries the
+  // fraction of a picosecond from a back-to-back predecessor (see end_frac).
+  static Time exact_serialization(Node& n, uint64_t bytes, Time now) {
+    const bool carry = n.end_frac != 0 && now == n.link_free_at;
+    const Time start = carry ? now - 1 : now;
+    const unsigned __int128 num = static_cast<unsigned __int128>(bytes) * 8000000000000ULL + (carry ? n.end_frac : 0);
+    const Time whole = static_cast<Time>(num / n.cfg.rate_bps);
+    n.end_frac = static_cast<uint64_t>(num % n.cfg.rate_bps);
+    return start + whole + (n.end_frac ? 1 : 0) - now;
+  }
+
   template <class Core, bool Lean>
   void pull(uint32_t k, Time now) {
     Node& n = *nodes[k];
@@ -413,9 +429,11 @@ struct Engine::Impl {
     const uint64_t bytes = uint64_t{n.batch.wire_bytes} + n.cfg.overhead_bytes;
     // At rates that divide 8e12 (1/10/40/100 Gb/s...) a byte is a whole
     // number of picoseconds: multiply instead of dividing.
-    const Time ser =
-        std::max(n.ps_per_byte ? static_cast<Time>(bytes) * n.ps_per_byte : serialization_time(bytes, n.cfg.rate_bps),
-                 n.cfg.min_service);
+    Time ser = n.ps_per_byte ? static_cast<Time>(bytes) * n.ps_per_byte : exact_serialization(n, bytes, now);
+    if (ser < n.cfg.min_service) {
+      ser = n.cfg.min_service;
+      n.end_frac = 0;
+    }
     const Time end = now + ser;
     n.link_free_at = end;
     schedule_pull<Core>(n);

@@ -80,6 +80,25 @@ TEST(Engine, PacketInServiceStaysCountedUnlessInServiceIsOff) {
   EXPECT_EQ(click.nodes[0].highwater_packets, 1u);
 }
 
+// 10^9 bytes sent back to back (10^6 packets of 1000 B, all queued within
+// 1 ms) end exactly at the closed form ceil(8e12 * 10^9 / rate) ps: at
+// 10 Gb/s (800 ps a byte) and at 3 Gb/s, where a 1000-B packet lasts
+// 2 666 666.67 ps and rounding each transmission would end 333 333 ps late.
+TEST(Engine, GigabyteBusyPeriodEndsAtTheClosedForm) {
+  for (const uint64_t rate : {10000000000ULL, 3000000000ULL}) {
+    RunConfig cfg;
+    cfg.sources = {"cbr(interval=1ns, size=1000, count=1000000)"};
+    cfg.nodes = {NodeConfig{"fifo(capacity=1048576)", rate, 0, 0}};
+    RunResult r = run(cfg);
+    const unsigned __int128 num = static_cast<unsigned __int128>(1000000000ULL) * 8000000000000ULL;
+    const Time closed = static_cast<Time>((num + rate - 1) / rate);
+    ASSERT_EQ(r.delivered, 1000000u) << rate;
+    EXPECT_EQ(r.nodes[0].wire_bytes, 1000000000u) << rate;
+    EXPECT_EQ(r.end_time, closed) << rate;
+    EXPECT_EQ(r.nodes[0].busy, closed) << rate;
+  }
+}
+
 TEST(Engine, MinServiceCapsThePacketRate) {
   // 64-B packets every 100 ns into a 200 ns processing floor (5 M PPS): the
   // node forwards one packet per 200 ns and the FIFO of 10 fills and drops.
