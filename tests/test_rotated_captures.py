@@ -3,9 +3,10 @@
 A generated trace is cut into uneven files (classic pcap, pcapng, one of
 them gzipped), named so that their names do not sort in time order; the
 profile of the files (given one by one, as a directory and as a glob) must
-equal the profile of the whole trace, `uid` aside (uids are random per
-run). The files are cut and written here with `struct`, independently of
-the analyzer's readers and of the project's pcap writers."""
+equal the profile of the whole trace, uids included (a uid is a keyed hash
+of the connection's first time and 5-tuple, so it survives the cut). The
+files are cut and written here with `struct`, independently of the
+analyzer's readers and of the project's pcap writers."""
 
 from __future__ import annotations
 
@@ -63,16 +64,8 @@ def profile(out: Path, *inputs: str, cwd: Path):
     return run_tracelab("profile", *inputs, *ANALYZER_OPTIONS, "-o", str(out), cwd=cwd)
 
 
-def conn_rows(profile_dir: Path) -> list[list[str]]:
-    """conn.log's records without the uid column (comment lines dropped:
-    they hold the wall-clock open and close times)."""
-    lines = (profile_dir / "conn.log").read_text().splitlines()
-    return [line.split("\t")[:1] + line.split("\t")[2:] for line in lines if not line.startswith("#")]
-
-
-def connections_without_uid(profile_dir: Path):
-    table = pq.read_table(profile_dir / "connections.parquet")
-    return table.drop_columns(["uid"])
+def conn_log(profile_dir: Path) -> list[str]:
+    return (profile_dir / "conn.log").read_text().splitlines()
 
 
 @pytest.fixture(scope="module")
@@ -120,10 +113,14 @@ def test_rotated_files_profile_as_the_whole_trace(rotated, form):
     out = base / f"rotated-{form}.profile"
     run = profile(out, *inputs, cwd=base)
     assert run.returncode == 0, run.stderr
-    assert conn_rows(out) == conn_rows(whole)
-    assert len(conn_rows(whole)) > 1000
-    assert connections_without_uid(out).equals(connections_without_uid(whole))
-    assert pq.read_table(out / "hosts.parquet").equals(pq.read_table(whole / "hosts.parquet"))
+    # Headers included: #open/#close are packet times, not the wall clock.
+    assert conn_log(out) == conn_log(whole)
+    assert len(conn_log(whole)) > 1000
+    for table in ("connections", "hosts", "load"):
+        assert pq.read_table(out / f"{table}.parquet").equals(pq.read_table(whole / f"{table}.parquet")), table
+    for table in ("rtt", "trains", "warmups", "packet_sizes"):
+        path = f"samples/{table}.parquet"
+        assert pq.read_table(out / path).equals(pq.read_table(whole / path)), table
     summary = json.loads((out / "summary.json").read_text())
     whole_summary = json.loads((whole / "summary.json").read_text())
     for section in ("packets", "connections", "hosts", "composition"):
