@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <queue>
 #include <stdexcept>
 
@@ -272,10 +273,15 @@ class PcapSource final : public Source {
     if (!linktype_supported(file_->linktype()))
       throw std::runtime_error("pcap '" + path_ + "': link type " + std::to_string(file_->linktype()) +
                                " is not supported (Ethernet, raw IP, loopback, Linux SLL/SLL2 are)");
-    if (by_speed) scale_ = 1.0 / speed;
+    if (by_speed) {
+      scale_ = 1.0 / speed;
+      speedup_ = speed;
+    }
     if (by_rate || by_load) {
       const double target = by_rate ? static_cast<double>(rate) : load * static_cast<double>(link);
-      scale_ = recorded_bps() / target;
+      const double recorded = recorded_bps();
+      scale_ = recorded / target;
+      speedup_ = target / recorded;
       file_ = open_file();  // rewind
     }
   }
@@ -304,10 +310,8 @@ class PcapSource final : public Source {
         rel = last_rel_;
       }
       last_rel_ = rel;
-      Time t = rel * kNanosecond;
-      if (scale_ != 1.0) t = round_ps(static_cast<double>(t) * scale_);
       a.pkt = Packet{};
-      a.pkt.arrival = start_ + t;
+      a.pkt.arrival = replay_time(rel);
       a.pkt.length = d.ip_length;
       a.pkt.flow_hash = d.flow_hash;
       a.pkt.conn_hash = d.conn_hash;
@@ -323,6 +327,27 @@ class PcapSource final : public Source {
       ++emitted_;
       return true;
     }
+  }
+
+  // The replay time of a packet `rel` ns after the first: exact at the
+  // recorded speed; scaled, computed wide so that a long capture replayed
+  // fast fits the engine's clock even when its recorded span does not.
+  Time replay_time(int64_t rel) const {
+    const long double limit = static_cast<long double>(kNever - 1 - start_);
+    if (rel <= std::numeric_limits<Time>::max() / kNanosecond) {
+      const Time ps = rel * kNanosecond;
+      if (scale_ == 1.0 && ps <= limit) return start_ + ps;
+      const double scaled = static_cast<double>(ps) * scale_;  // as ever: the same results
+      if (scale_ != 1.0 && scaled < limit) return start_ + round_ps(scaled);
+    } else {
+      // Divided by the speed-up, not multiplied by its inverse: exact for x1000.
+      const long double scaled = static_cast<long double>(rel) * kNanosecond / speedup_;
+      if (scaled < limit) return start_ + static_cast<Time>(std::floor(scaled + 0.5L));
+    }
+    throw std::runtime_error("pcap '" + path_ + "': packet " + std::to_string(file_->read_) + " comes " +
+                             std::to_string(rel / 86400000000000LL) +
+                             " days after the first; replayed at this speed the trace would outlast the engine's "
+                             "clock (2^63 ps, 106 days): replay it faster (speed=) or cut it (count=)");
   }
 
   std::vector<std::pair<std::string, uint64_t>> counts() const override {
@@ -371,6 +396,7 @@ class PcapSource final : public Source {
   uint64_t limit_ = 0, emitted_ = 0, backwards_ = 0;
   uint64_t skipped_[4] = {0, 0, 0, 0};
   double scale_ = 1.0;
+  double speedup_ = 1.0;  // 1 / scale_, as given when given (speed=)
   bool have_first_ = false;
   int64_t first_ns_ = 0, last_rel_ = 0;
 };

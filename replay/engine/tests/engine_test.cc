@@ -314,6 +314,30 @@ TEST(Engine, PcapTimeScalingToARate) {
   EXPECT_EQ(r.detail.created[1] - r.detail.created[0], 250 * us);
 }
 
+TEST(Engine, CaptureSpanningYearsRunsScaledAndIsRefusedClearlyUnscaled) {
+  // Three packets, the last 3 years (94 608 000 s) after the first: beyond
+  // the 2^63 ps (106 days) of the engine's clock at the recorded speed.
+  constexpr int64_t kYears3 = 3LL * 365 * 86400 * 1000000000LL;
+  const std::string pcap = write_pcap("years.pcap", {{kT0, 1250}, {kT0 + 1000, 1250}, {kT0 + kYears3, 1250}});
+  RunConfig cfg;
+  cfg.sources = {"pcap(path=" + pcap + ")"};
+  cfg.nodes = {NodeConfig{"fifo(capacity=10)", 10000000000ULL, 0, 0}};
+  try {
+    run(cfg);
+    ADD_FAILURE() << "a 3-year capture ran at its recorded speed";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("packet 3 comes 1095 days after the first"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("106 days"), std::string::npos) << e.what();
+  }
+  // x1000: 94 608 s of replay, within the clock; the times are exact.
+  cfg.sources = {"pcap(path=" + pcap + ", speed=1000)"};
+  cfg.detail = true;
+  RunResult r = run(cfg);
+  EXPECT_EQ(r.delivered, 3u);
+  EXPECT_EQ(r.detail.created[1], 1 * kNanosecond);  // 1 us after the first, x1000
+  EXPECT_EQ(r.last_arrival, kYears3 / 1000 * kNanosecond);
+}
+
 TEST(Engine, OutPcapHasTheDeliveredPacketsAtTheirDeliveryTimes) {
   const std::string in = write_pcap("out_in.pcap", {{kT0, 1250}, {kT0 + 100, 1250}, {kT0 + 200, 1250}});
   const std::string out = ::testing::TempDir() + "out_out.pcap";
