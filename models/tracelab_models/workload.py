@@ -68,6 +68,11 @@ def load(path) -> dict:
         raise ProfileError(f"{path}: cannot read ({e})") from e
     except json.JSONDecodeError as e:
         raise ProfileError(f"{path}: invalid JSON at line {e.lineno} ({e.msg})") from e
+    except UnicodeDecodeError as e:
+        raise ProfileError(f"{path}: not UTF-8 text (byte {e.start})") from e
+    except RecursionError as e:
+        # json nests one Python call per bracket: a hostile file can exhaust the stack.
+        raise ProfileError(f"{path}: JSON nested too deeply") from e
     validate(model, str(path))
     return model
 
