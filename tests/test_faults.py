@@ -170,6 +170,7 @@ def previous(inputs, tmp_path_factory) -> dict[str, Path]:
     for c in COMMANDS:
         ws = tmp_path_factory.mktemp(c.name)
         shutil.copytree(inputs, ws, dirs_exist_ok=True)
+        (ws / "out").mkdir()
         ok(c.argv, ws)
         for out in c.outputs:
             path = ws / out
