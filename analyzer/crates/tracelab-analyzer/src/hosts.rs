@@ -7,7 +7,17 @@
 //! incnx, dportin and fan-in count accepted connections, so a port scan
 //! does not turn its targets into servers; outcnx, dportout and fan-out count
 //! every connection a host initiated. A host is a *server* if it accepted at
-//! least one TCP connection by a SYN/ACK, or is listed in `--servers`.
+//! least one TCP connection by a SYN/ACK, answered UDP on one port to at
+//! least [`UDP_SERVER_MIN_PEERS`] distinct peer endpoints, or is listed in
+//! `--servers`.
+//!
+//! The UDP rule: UDP has no handshake to say who listens, but a server
+//! answers on its one well-known port whoever asks, while a client asks from
+//! a new ephemeral port each time (or, like NTP's fixed port 123, asks
+//! rather than answers). So a host that answered UDP connections on one
+//! port to two or more distinct (address, port) peers is a server: a
+//! resolver answering one client's lookups from several ports counts, a
+//! peer answering a single flow does not.
 
 use std::collections::{HashMap, HashSet};
 
@@ -15,6 +25,10 @@ use tracelab_decode::{ip_proto, Addr};
 use tracelab_flow::{ConnRecord, TableBuild};
 
 use crate::scope::{Locality, Servers};
+
+/// Distinct (address, port) peers a host must have answered UDP
+/// connections from, on one port, to be a UDP server (module docs).
+pub const UDP_SERVER_MIN_PEERS: u32 = 2;
 
 #[derive(Clone, Debug, Default)]
 pub struct HostStats {
@@ -36,6 +50,8 @@ pub struct HostStats {
     pub bytes_external: u64,
     /// Accepted a TCP connection with a SYN/ACK.
     pub accepted_tcp: bool,
+    /// Answered UDP on one port to [`UDP_SERVER_MIN_PEERS`] peer endpoints.
+    pub udp_server: bool,
 }
 
 impl HostStats {
@@ -76,6 +92,10 @@ pub struct HostTable {
     /// `orig << 32 | resp`: every connection's pair, and accepted ones'.
     pairs_out: HashSet<u64, TableBuild>,
     pairs_in: HashSet<u64, TableBuild>,
+    /// Answered UDP: (`host << 16 | port`, `peer << 16 | peer port`) pairs,
+    /// and the number of distinct peer endpoints per `host << 16 | port`.
+    udp_peers: HashSet<(u64, u64), TableBuild>,
+    udp_answered: HashMap<u64, u32, TableBuild>,
 }
 
 impl HostTable {
@@ -124,6 +144,14 @@ impl HostTable {
             if c.ip_proto == ip_proto::TCP && c.history.contains('h') {
                 r.accepted_tcp = true;
             }
+            if c.ip_proto == ip_proto::UDP {
+                let peer = u64::from(oi) << 16 | u64::from(c.orig_p);
+                if self.udp_peers.insert((port, peer)) {
+                    let n = self.udp_answered.entry(port).or_default();
+                    *n += 1;
+                    r.udp_server |= *n >= UDP_SERVER_MIN_PEERS;
+                }
+            }
         }
         let r = &mut self.hosts[ri as usize].1;
         r.bytes_in += c.orig_ip_bytes;
@@ -140,7 +168,7 @@ impl HostTable {
     /// Servers learned from the trace, plus the given ones.
     pub fn servers(&self, extra: &[Addr]) -> Servers {
         let mut s: HashSet<Addr, TableBuild> =
-            self.hosts.iter().filter(|(_, h)| h.accepted_tcp).map(|(a, _)| *a).collect();
+            self.hosts.iter().filter(|(_, h)| h.accepted_tcp || h.udp_server).map(|(a, _)| *a).collect();
         s.extend(extra.iter().copied());
         Servers(s)
     }
@@ -199,6 +227,8 @@ mod tests {
             ports_out: BTreeSet<u16>,
             peers_in: BTreeSet<Addr>,
             peers_out: BTreeSet<Addr>,
+            /// Per port answered over UDP: the peer endpoints.
+            udp_answered: BTreeMap<u16, BTreeSet<(Addr, u16)>>,
         }
         let mut want: BTreeMap<Addr, Want> = BTreeMap::new();
         for i in 0..3000u32 {
@@ -250,6 +280,9 @@ mod tests {
                 r.ports_in.insert(c.resp_p);
                 r.peers_in.insert(c.orig_h);
                 r.stats.accepted_tcp |= c.ip_proto == ip_proto::TCP && c.history.contains('h');
+                if c.ip_proto == ip_proto::UDP {
+                    r.udp_answered.entry(c.resp_p).or_default().insert((c.orig_h, c.orig_p));
+                }
             }
             r.stats.bytes_in += c.orig_ip_bytes;
             r.stats.bytes_out += c.resp_ip_bytes;
@@ -270,11 +303,79 @@ mod tests {
             assert_eq!(addr, waddr);
             assert_eq!(features(h), features(&w.stats), "{addr}");
             assert_eq!(h.accepted_tcp, w.stats.accepted_tcp, "{addr}");
+            let udp_server = w.udp_answered.values().any(|p| p.len() >= UDP_SERVER_MIN_PEERS as usize);
+            assert_eq!(h.udp_server, udp_server, "{addr}");
             let distinct = [w.ports_in.len(), w.ports_out.len(), w.peers_in.len(), w.peers_out.len()];
             assert_eq!([h.dportin(), h.dportout(), h.fan_in(), h.fan_out()], distinct.map(|n| n as u64), "{addr}");
         }
-        // The mix must make the distinct counts differ from the connection counts.
+        // The mix must make the distinct counts differ from the connection
+        // counts, and make UDP servers (the hand-built cases below show
+        // hosts that are not).
         assert!(got.iter().any(|(_, h)| h.dportout() < h.outcnx && h.fan_in() > 1));
+        assert!(got.iter().any(|(_, h)| h.udp_server));
+    }
+
+    /// The UDP server rule on hand-built cases: a resolver answering one
+    /// client's lookups from two ports is a server; a host answering one
+    /// flow, or a second flow on another port, is not; an NTP client asking
+    /// two servers from its fixed port 123 is not, nor are unanswered
+    /// targets.
+    #[test]
+    fn udp_servers_answer_one_port_to_several_peers() {
+        let local = LocalNets(vec!["10.0.0.0/8".parse().unwrap()]);
+        let (client, resolver, peer, ntp, ntp1, ntp2, dark) = (
+            Addr::v4([10, 0, 0, 1]),
+            Addr::v4([10, 0, 0, 53]),
+            Addr::v4([10, 0, 0, 7]),
+            Addr::v4([10, 0, 0, 9]),
+            Addr::v4([192, 0, 2, 1]),
+            Addr::v4([192, 0, 2, 2]),
+            Addr::v4([192, 0, 2, 3]),
+        );
+        let udp = |orig_h, orig_p, resp_h, resp_p, resp_pkts| ConnRecord {
+            ts_ns: 0,
+            uid: Uid::parse("C0123456789abcdefg").unwrap(),
+            orig_h,
+            orig_p,
+            resp_h,
+            resp_p,
+            ip_proto: ip_proto::UDP,
+            service: None,
+            duration_ns: Some(1),
+            orig_bytes: Some(30),
+            resp_bytes: Some(90),
+            conn_state: if resp_pkts > 0 { ConnState::SF } else { ConnState::S0 },
+            missed_bytes: 0,
+            history: if resp_pkts > 0 { "Dd" } else { "D" }.to_string(),
+            orig_pkts: 1,
+            orig_ip_bytes: 58,
+            resp_pkts,
+            resp_ip_bytes: 118 * resp_pkts,
+            last_ts_ns: 1,
+            handshake_complete: false,
+            closed: false,
+            rtt: Default::default(),
+            transfer: None,
+            well_behaved: false,
+            load_bins: Default::default(),
+        };
+        let mut table = HostTable::default();
+        for c in [
+            udp(client, 40001, resolver, 53, 1),
+            udp(client, 40002, resolver, 53, 1),
+            udp(client, 40003, peer, 5000, 1),
+            udp(client, 40003, peer, 5001, 1),
+            udp(ntp, 123, ntp1, 123, 1),
+            udp(ntp, 123, ntp2, 123, 1),
+            udp(client, 40004, dark, 53, 0),
+            udp(client, 40005, dark, 53, 0),
+        ] {
+            table.add(&c, Locality::of(&local, &c.orig_h, &c.resp_h));
+        }
+        let servers = table.servers(&[]);
+        let is_server: Vec<bool> =
+            [client, resolver, peer, ntp, ntp1, ntp2, dark].iter().map(|a| servers.is_server(a)).collect();
+        assert_eq!(is_server, [false, true, false, false, false, false, false]);
     }
 
     /// `sorted` orders hosts as `Addr`'s own `Ord` does, IPv4 and IPv6
