@@ -117,6 +117,10 @@ class ChunkOutput {
 class ChunkCore : public QueueCore {
  public:
   const ChunkStats& stats() const { return stats_; }
+  void reset_counters() override {
+    QueueCore::reset_counters();
+    stats_ = ChunkStats{};
+  }
 
  protected:
   // The admission every chunking core applies first (its Config has mtu,

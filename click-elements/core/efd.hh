@@ -98,6 +98,7 @@ class EfdCore final : public TwoLevelQueue<EfdCore> {
     }
     return a;
   }
+  void reset_mechanism_counters() { table_.reset_highwater(); }
   void on_admit(const Packet& p, Admission& a) {
     if (found_ == FlowTable<Entry>::kNone) found_ = insert(key(p));
     // The packet carries its entry's index: no lookup when it leaves.

@@ -142,6 +142,7 @@ class FlowTable {
 
   uint32_t size() const { return size_; }
   uint32_t highwater() const { return highwater_; }
+  void reset_highwater() { highwater_ = size_; }
   uint32_t max_entries() const { return max_; }
 
  private:

@@ -235,13 +235,20 @@ class TwoLevelQueue : public QueueCore {
   uint64_t pushed_out() const { return pushed_out_; }
   // Buffer occupancy as the full test sees it (in-service packet included).
   const BufferMeter& meter() const { return meter_; }
+  void reset_counters() final {
+    counters_ = Counters{};
+    note_highwater(meter_.packets(), meter_.bytes());
+    admitted_high_ = served_high_ = pushed_out_ = 0;
+    self().reset_mechanism_counters();
+  }
   const TwoLevelConfig& config() const { return cfg_; }
 
  private:
   Mechanism& self() { return static_cast<Mechanism&>(*this); }
 
-  // Default hook: no per-flow state to warm.
+  // Default hooks: no per-flow state to warm, no counters of its own.
   void prefetch_flow(uint32_t) {}
+  void reset_mechanism_counters() {}
 
   // An arrival meeting a full buffer: push out, or drop it. Kept out of
   // line so the common path (room in the buffer) stays small.

@@ -49,6 +49,10 @@ class FifoCore final : public QueueCore {
   uint64_t length_packets() const override { return ring_.size(); }
   uint64_t length_bytes() const override { return meter_.bytes() - (service_.busy ? service_.packet.length : 0); }
   const BufferMeter& meter() const { return meter_; }
+  void reset_counters() override {
+    counters_ = Counters{};
+    note_highwater(meter_.packets(), meter_.bytes());
+  }
 
  private:
   void hold(const Packet& p, Time now) {

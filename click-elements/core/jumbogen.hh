@@ -158,6 +158,10 @@ class JumboGenIngress final : public QueueCore {
   uint64_t length_packets() const override { return held_; }
   uint64_t length_bytes() const override { return bytes_; }
   const JumboGenStats& stats() const { return stats_; }
+  void reset_counters() override {
+    QueueCore::reset_counters();
+    stats_ = JumboGenStats{};
+  }
   // JFET expiry (or early release) of the JumboGram the last dequeue()
   // returned: the end of its QTime span for jg::encode().
   Time last_released() const { return last_released_; }

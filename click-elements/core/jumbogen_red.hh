@@ -149,6 +149,11 @@ class JumboGenRed final : public QueueCore {
   // Queue length in RED's unit (encapsulated packets in kPartialDrop).
   uint64_t length_units() const { return units_; }
   const JumboRedStats& stats() const { return stats_; }
+  // avg and jg_fraction are RED's running averages (state), not counters.
+  void reset_counters() override {
+    QueueCore::reset_counters();
+    stats_.jumbograms = stats_.selected = stats_.partial_dropped = stats_.malformed = 0;
+  }
 
  private:
   void update_average(bool jumbogram) {

@@ -67,6 +67,10 @@ class LarsCore final : public SortedCore<LarsCore> {
     pending_->last_seen = now;
     return static_cast<uint64_t>(pending_->volume * kTagUnitsPerByte);
   }
+  void reset_mechanism_counters() {
+    table_.reset_highwater();
+    untracked_ = 0;
+  }
   void on_admit(const Packet& p, uint64_t) {
     if (pending_ != nullptr)
       pending_->volume += static_cast<double>(cfg_.ack_aware ? ack_aware_volume(p, pending_->ack) : p.length);

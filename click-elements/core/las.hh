@@ -52,6 +52,10 @@ class LasCore final : public SortedCore<LasCore> {
     pending_->last_seen = now;
     return pending_->volume;
   }
+  void reset_mechanism_counters() {
+    table_.reset_highwater();
+    untracked_ = 0;
+  }
   void on_admit(const Packet& p, uint64_t) {
     if (pending_ != nullptr) pending_->volume += cfg_.ack_aware ? ack_aware_volume(p, pending_->ack) : p.length;
   }

@@ -75,6 +75,12 @@ class SortedCore : public QueueCore {
   Time retire_at() const final { return service_.busy ? service_.ends : kNever; }
   uint64_t pushed_out() const { return pushed_out_; }
   const BufferMeter& meter() const { return meter_; }
+  void reset_counters() final {
+    counters_ = Counters{};
+    note_highwater(meter_.packets(), meter_.bytes());
+    pushed_out_ = 0;
+    self().reset_mechanism_counters();
+  }
 
  private:
   Mechanism& self() { return static_cast<Mechanism&>(*this); }

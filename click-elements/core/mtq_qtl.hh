@@ -112,6 +112,10 @@ class MtqQtlQueue final : public QueueCore {
   uint64_t length_packets() const override { return ring_.size(); }
   uint64_t length_bytes() const override { return ring_.bytes(); }
   const MtqQtlStats& stats() const { return stats_; }
+  void reset_counters() override {
+    QueueCore::reset_counters();
+    stats_ = MtqQtlStats{};
+  }
 
  private:
   MtqQtlConfig cfg_;

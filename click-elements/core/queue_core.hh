@@ -146,6 +146,15 @@ class QueueCore {
   virtual uint64_t length_bytes() const = 0;
   const Counters& counters() const { return counters_; }
 
+  // Clears every counter, to what a fresh core reports, keeping the packets
+  // held and the mechanism's state (flow entries, running averages): an
+  // adapter's `reset`. The high-waters restart from the present occupancy.
+  // A core with counters of its own overrides this and calls it.
+  virtual void reset_counters() {
+    counters_ = Counters{};
+    note_highwater();
+  }
+
  protected:
   void drop(const Packet& p, DropReason why, Time now) {
     ++counters_.dropped[static_cast<int>(why)];

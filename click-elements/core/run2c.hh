@@ -63,6 +63,10 @@ class Run2cCore final : public TwoLevelQueue<Run2cCore> {
     e->last_seen = now;
     return a;
   }
+  void reset_mechanism_counters() {
+    table_.reset_highwater();
+    untracked_ = 0;
+  }
   void on_admit(const Packet&, Admission&) {}
   void on_unadmit(const Packet&, const Admission&) {}
   void on_leave(const Packet&, uint32_t, bool) {}

@@ -46,6 +46,7 @@ class ScfqCore final : public SortedCore<ScfqCore> {
     const Entry* e = table_.find(p.flow_hash);
     return (e != nullptr ? std::max(e->finish, v_) : v_) + p.length;
   }
+  void reset_mechanism_counters() { table_.reset_highwater(); }
   void on_admit(const Packet& p, uint64_t tag) {
     Entry* e = table_.find_or_insert(p.flow_hash);
     if (e == nullptr) throw std::logic_error("SCFQ flow table larger than the buffer");

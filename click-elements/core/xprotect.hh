@@ -65,6 +65,10 @@ class XProtectCore final : public TwoLevelQueue<XProtectCore> {
     }
     return a;
   }
+  void reset_mechanism_counters() {
+    table_.reset_highwater();
+    untracked_ = 0;
+  }
   void on_admit(const Packet&, Admission&) {}
   void on_unadmit(const Packet&, const Admission&) {}
   void on_leave(const Packet&, uint32_t, bool) {}

@@ -144,11 +144,11 @@ String TLChunkQueue::read_handler(Element* e, void* thunk) {
   const ChunkStats& st = q->_core->stats();
   switch (reinterpret_cast<intptr_t>(thunk)) {
     case h_drops:
-      return String(q->_core->counters().dropped_total() - q->_base_drops);
+      return String(q->_core->counters().dropped_total());
     case h_violations:
-      return String(st.violations - q->_base_viol);
+      return String(st.violations);
     case h_chunks:
-      return String(st.chunks - q->_base_chunks);
+      return String(st.chunks);
     case h_mean:
       return String(st.mean_chunk_bytes());
     case h_flows:
@@ -163,9 +163,8 @@ String TLChunkQueue::read_handler(Element* e, void* thunk) {
 
 int TLChunkQueue::write_handler(const String&, Element* e, void*, ErrorHandler*) {
   TLChunkQueue* q = static_cast<TLChunkQueue*>(e);
-  q->_base_drops = q->_core->counters().dropped_total();
-  q->_base_viol = q->_core->stats().violations;
-  q->_base_chunks = q->_core->stats().chunks;
+  q->_core->reset_counters();  // every counter and chunk statistic, as a fresh core's
+  q->_lost_chunks = q->_unslotted = 0;
   return 0;
 }
 

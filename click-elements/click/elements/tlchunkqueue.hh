@@ -116,7 +116,8 @@ Always 0: the chunking schemes keep no per-flow state.
 
 =h reset write-only
 
-Zero the counters (handlers report changes since).
+Zero every counter, as in a fresh element (drops, violations, chunks,
+mean_chunk_bytes, lost_chunks, max_excess).
 
 =a TLDechunk, TLExactUnqueue
 */
@@ -147,7 +148,7 @@ class TLChunkQueue : public TLAggregateElement<tracelab::ChunkCore> {
   uint32_t _capacity = 16384;
   uint64_t _rate = 10000000000ULL;
 
-  uint64_t _base_drops = 0, _base_viol = 0, _base_chunks = 0, _unslotted = 0, _lost_chunks = 0;
+  uint64_t _unslotted = 0, _lost_chunks = 0;
 };
 
 CLICK_ENDDECLS

@@ -37,19 +37,15 @@ enum { h_drops, h_full, h_pushed, h_served, h_flows, h_flows_hw };
 String TLCoreQueue::read_handler(Element* e, void* thunk) {
   TLCoreQueue* q = static_cast<TLCoreQueue*>(e);
   const tracelab::Counters& c = q->_core->counters();
-  auto since = [&](DropReason r) { return c.dropped[int(r)] - q->_base_drops[int(r)]; };
   switch (reinterpret_cast<intptr_t>(thunk)) {
-    case h_drops: {
-      uint64_t s = 0;
-      for (int r = 0; r < int(DropReason::kCount); ++r) s += since(DropReason(r));
-      return String(s);
-    }
+    case h_drops:
+      return String(c.dropped_total());
     case h_full:
-      return String(since(DropReason::kBufferFull));
+      return String(c.dropped[int(DropReason::kBufferFull)]);
     case h_pushed:
-      return String(since(DropReason::kPushedOut));
+      return String(c.dropped[int(DropReason::kPushedOut)]);
     case h_served:
-      return String(c.served - q->_base_served);
+      return String(c.served);
     case h_flows:
       return String(q->flows());
     case h_flows_hw:
@@ -59,9 +55,7 @@ String TLCoreQueue::read_handler(Element* e, void* thunk) {
 }
 
 int TLCoreQueue::write_handler(const String&, Element* e, void*, ErrorHandler*) {
-  TLCoreQueue* q = static_cast<TLCoreQueue*>(e);
-  for (int r = 0; r < int(DropReason::kCount); ++r) q->_base_drops[r] = q->_core->counters().dropped[r];
-  q->_base_served = q->_core->counters().served;
+  static_cast<TLCoreQueue*>(e)->_core->reset_counters();  // every counter, as a fresh core's
   return 0;
 }
 

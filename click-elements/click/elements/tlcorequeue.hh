@@ -92,8 +92,9 @@ Most flow-table entries ever.
 
 =h reset write-only
 
-Zero drops, drops_buffer_full, pushed_out and served (the highwater values
-stay since start).
+Zero every counter, as in a fresh element: drops, drops_buffer_full,
+pushed_out, served, highwater_length (restarts at the present length) and
+flows_highwater (the flow table keeps its entries; restarts at their number).
 
 =a TLFifoQueue, TLEfdQueue, TLRun2CQueue, TLSiftQueue, TLXProtectQueue,
 TLNcqQueue, TLLasQueue, TLLarsQueue, TLScfqQueue, TLExactUnqueue, Queue
@@ -136,9 +137,6 @@ class TLCoreQueue : public TLCoreElement<tracelab::QueueCore> {
  private:
   static String read_handler(Element*, void*) CLICK_COLD;
   static int write_handler(const String&, Element*, void*, ErrorHandler*) CLICK_COLD;
-
-  uint64_t _base_drops[int(tracelab::DropReason::kCount)] = {0, 0, 0, 0};
-  uint64_t _base_served = 0;
 };
 
 // The metadata of level M of packet p into `cp` (describe_ipv4 for IPv4,
