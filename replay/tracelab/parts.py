@@ -12,6 +12,7 @@ import importlib.util
 import os
 import shutil
 import subprocess
+import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,10 +21,17 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def analyzer_binary() -> Path | None:
-    """Where the Rust analyzer is: $TRACELAB_ANALYZER, PATH, or the repo's build."""
+    """Where the Rust analyzer is: $TRACELAB_ANALYZER, beside this Python's
+    scripts, PATH, or the repo's build."""
     explicit = os.environ.get("TRACELAB_ANALYZER")
     if explicit:
         return Path(explicit) if Path(explicit).is_file() else None
+    # The wheel (`pip install .`, pipx) installs the analyzer among the scripts
+    # of the environment it installs `tracelab` into, which need not be on PATH
+    # (a venv run without activating it, pipx's own venv).
+    beside = Path(sysconfig.get_path("scripts")) / "tracelab-analyzer"
+    if beside.is_file():
+        return beside
     on_path = shutil.which("tracelab-analyzer")
     if on_path:
         return Path(on_path)
