@@ -76,34 +76,32 @@ String TLMtqQtlQueue::read_handler(Element* e, void* thunk) {
   TLMtqQtlQueue* q = static_cast<TLMtqQtlQueue*>(e);
   const tracelab::Counters& c = q->_core->counters();
   const tracelab::MtqQtlStats& s = q->_core->stats();
-  const tracelab::MtqQtlStats& b = q->_base_stats;
   switch (reinterpret_cast<intptr_t>(thunk)) {
     case h_drops:
-      return String(c.dropped_total() - q->_base_counters.dropped_total());
+      return String(c.dropped_total());
     case h_overflow:
-      return String(s.overflow_drops - b.overflow_drops);
+      return String(s.overflow_drops);
     case h_mtq:
-      return String(s.mtq_drops - b.mtq_drops);
+      return String(s.mtq_drops);
     case h_qtl:
-      return String(s.qtl_drops - b.qtl_drops);
+      return String(s.qtl_drops);
     case h_viol:
-      return String(s.mtq_violations + s.qtl_violations - b.mtq_violations - b.qtl_violations);
+      return String(s.mtq_violations + s.qtl_violations);
     case h_viol_mtq:
-      return String(s.mtq_violations - b.mtq_violations);
+      return String(s.mtq_violations);
     case h_viol_qtl:
-      return String(s.qtl_violations - b.qtl_violations);
+      return String(s.qtl_violations);
     case h_bad:
       return String(q->_bad_header);
     case h_served:
-      return String(c.served - q->_base_counters.served);
+      return String(c.served);
   }
   return String();
 }
 
 int TLMtqQtlQueue::write_handler(const String&, Element* e, void*, ErrorHandler*) {
   TLMtqQtlQueue* q = static_cast<TLMtqQtlQueue*>(e);
-  q->_base_counters = q->_core->counters();
-  q->_base_stats = q->_core->stats();
+  q->_core->reset_counters();  // every counter and statistic, as a fresh core's
   q->_bad_header = 0;
   return 0;
 }

@@ -76,7 +76,8 @@ Packets handed downstream.
 
 =h reset write-only
 
-Zero the counters (highwater stays).
+Zero every counter, as in a fresh element (highwater_length restarts at
+the present length).
 
 =a TLMtqQtlMark, TLEplrCheck, TLExactUnqueue
 */
@@ -97,8 +98,6 @@ class TLMtqQtlQueue : public TLCoreElement<tracelab::MtqQtlQueue> {
 
   tracelab::MtqQtlConfig _cfg;
   uint64_t _bad_header = 0;
-  tracelab::Counters _base_counters;
-  tracelab::MtqQtlStats _base_stats;
 };
 
 CLICK_ENDDECLS
