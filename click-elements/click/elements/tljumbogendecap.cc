@@ -86,12 +86,12 @@ void TLJumboGenDecap::push(int, Packet* p) {
 
 String TLJumboGenDecap::drops_handler(Element* e, void*) {
   TLJumboGenDecap* u = static_cast<TLJumboGenDecap*>(e);
-  return String(u->_core->counters().dropped_total() - u->_base_drops + u->_lost);
+  return String(u->_core->counters().dropped_total() + u->_lost);
 }
 
 int TLJumboGenDecap::write_handler(const String&, Element* e, void*, ErrorHandler*) {
   TLJumboGenDecap* u = static_cast<TLJumboGenDecap*>(e);
-  u->_base_drops = u->_core->counters().dropped_total();
+  u->_core->reset_counters();
   u->_grams = u->_packets = u->_passed = u->_missing = u->_ce = u->_malformed = u->_lost = 0;
   return 0;
 }

@@ -116,7 +116,6 @@ class TLJumboGenDecap : public TLTimedElement<tracelab::EgressShaper> {
   uint32_t _capacity = 65536, _headroom = 64;
   uint8_t _proto = 253;
   uint64_t _grams = 0, _packets = 0, _passed = 0, _missing = 0, _ce = 0, _malformed = 0, _lost = 0;
-  uint64_t _base_drops = 0;
   tracelab::SplitPacket _split[65535 / 20 + 1];
 };
 

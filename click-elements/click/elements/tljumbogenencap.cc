@@ -104,29 +104,28 @@ enum { h_drops, h_no_queue, h_oversize, h_not_ipv4, h_grams, h_encap, h_mean, h_
 String TLJumboGenEncap::read_handler(Element* e, void* thunk) {
   TLJumboGenEncap* q = static_cast<TLJumboGenEncap*>(e);
   const tracelab::JumboGenStats& s = q->_core->stats();
-  const tracelab::JumboGenStats& b = q->_base_stats;
   switch (reinterpret_cast<intptr_t>(thunk)) {
     case h_drops:
-      return String(q->_core->counters().dropped_total() - q->_base_counters.dropped_total() + q->_lost);
+      return String(q->_core->counters().dropped_total() + q->_lost);
     case h_no_queue:
-      return String(s.no_queue - b.no_queue);
+      return String(s.no_queue);
     case h_oversize:
-      return String(s.oversize - b.oversize);
+      return String(s.oversize);
     case h_not_ipv4:
       return String(q->_not_ipv4);
     case h_grams:
-      return String(s.jumbograms - b.jumbograms);
+      return String(s.jumbograms);
     case h_encap:
-      return String(s.encapsulated - b.encapsulated);
+      return String(s.encapsulated);
     case h_mean: {
-      const uint64_t n = s.jumbograms - b.jumbograms;
-      return String(n ? double(s.wire_bytes - b.wire_bytes) / double(n) : 0.0);
+      const uint64_t n = s.jumbograms;
+      return String(n ? double(s.wire_bytes) / double(n) : 0.0);
     }
     case h_full:
-      return String(s.full_closes - b.full_closes);
+      return String(s.full_closes);
     case h_wait: {
-      const uint64_t n = s.encapsulated - b.encapsulated;
-      return String(n ? double(s.wait_total - b.wait_total) / double(n) / double(tracelab::kNanosecond) : 0.0);
+      const uint64_t n = s.encapsulated;
+      return String(n ? double(s.wait_total) / double(n) / double(tracelab::kNanosecond) : 0.0);
     }
   }
   return String();
@@ -134,8 +133,7 @@ String TLJumboGenEncap::read_handler(Element* e, void* thunk) {
 
 int TLJumboGenEncap::write_handler(const String&, Element* e, void*, ErrorHandler*) {
   TLJumboGenEncap* q = static_cast<TLJumboGenEncap*>(e);
-  q->_base_counters = q->_core->counters();
-  q->_base_stats = q->_core->stats();
+  q->_core->reset_counters();  // every counter and statistic, as a fresh core's
   q->_not_ipv4 = q->_lost = 0;
   return 0;
 }

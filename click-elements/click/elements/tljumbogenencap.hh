@@ -120,7 +120,8 @@ Mean time from a packet's arrival to its JumboGram's release, nanoseconds.
 
 =h reset write-only
 
-Zero the counters (handlers report changes since; highwater stays).
+Zero every counter, as in a fresh element (highwater_length restarts at
+the present length).
 
 =a TLJumboGenRed, TLJumboGenDecap, TLExactUnqueue
 */
@@ -147,8 +148,6 @@ class TLJumboGenEncap : public TLAggregateElement<tracelab::JumboGenIngress> {
   uint8_t _proto = 253;
 
   uint64_t _not_ipv4 = 0, _lost = 0;
-  tracelab::Counters _base_counters;
-  tracelab::JumboGenStats _base_stats;
 };
 
 CLICK_ENDDECLS

@@ -90,25 +90,23 @@ String TLJumboGenRed::read_handler(Element* e, void* thunk) {
   TLJumboGenRed* q = static_cast<TLJumboGenRed*>(e);
   const tracelab::Counters& c = q->_core->counters();
   const tracelab::JumboRedStats& s = q->_core->stats();
-  const tracelab::JumboRedStats& b = q->_base_stats;
-  auto since = [&](DropReason r) { return c.dropped[int(r)] - q->_base_counters.dropped[int(r)]; };
   switch (reinterpret_cast<intptr_t>(thunk)) {
     case h_units:
       return String(q->_core->length_units());
     case h_drops:
-      return String(c.dropped_total() - q->_base_counters.dropped_total());
+      return String(c.dropped_total());
     case h_red:
-      return String(since(DropReason::kEarlyDiscard));
+      return String(c.dropped[int(DropReason::kEarlyDiscard)]);
     case h_full:
-      return String(since(DropReason::kBufferFull));
+      return String(c.dropped[int(DropReason::kBufferFull)]);
     case h_grams:
-      return String(s.jumbograms - b.jumbograms);
+      return String(s.jumbograms);
     case h_selected:
-      return String(s.selected - b.selected);
+      return String(s.selected);
     case h_partial:
-      return String(s.partial_dropped - b.partial_dropped);
+      return String(s.partial_dropped);
     case h_malformed:
-      return String(s.malformed - b.malformed);
+      return String(s.malformed);
     case h_avg:
       return String(s.avg);
     case h_frac:
@@ -119,8 +117,7 @@ String TLJumboGenRed::read_handler(Element* e, void* thunk) {
 
 int TLJumboGenRed::write_handler(const String&, Element* e, void*, ErrorHandler*) {
   TLJumboGenRed* q = static_cast<TLJumboGenRed*>(e);
-  q->_base_counters = q->_core->counters();
-  q->_base_stats = q->_core->stats();
+  q->_core->reset_counters();  // counters and counts as a fresh core's; RED's averages stay
   return 0;
 }
 

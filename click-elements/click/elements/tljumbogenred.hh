@@ -119,7 +119,8 @@ Running fraction of arrivals that are JumboGrams.
 
 =h reset write-only
 
-Zero the counters (handlers report changes since).
+Zero every counter, as in a fresh element; RED's running averages (avg,
+jg_fraction) are state and stay.
 
 =a TLJumboGenEncap, TLJumboGenDecap, RED
 */
@@ -138,8 +139,6 @@ class TLJumboGenRed : public TLCoreElement<tracelab::JumboGenRed> {
 
   tracelab::JumboRedConfig _cfg;
   uint8_t _proto = 253;
-  tracelab::Counters _base_counters;
-  tracelab::JumboRedStats _base_stats;
 };
 
 CLICK_ENDDECLS
