@@ -6,12 +6,14 @@ suite could not run.
 Suites: cargo test (analyzer), ctest (click-elements, replay engine), pytest
 (models, replay, end-to-end tests), the Click example runner (counted as
 skipped, with its reason, when no Click installation is present), the ns-3
-adapters (click-elements/ns3/run-tests.sh; skipped when not built) and the lint
-gates (scripts/lint.sh: formatting, clippy, ruff, import contracts, module
-cycles; one test per gate).
+adapters (click-elements/ns3/run-tests.sh; skipped when not built), the bounded
+fuzz run of the analyzer's decoder, readers and service parsers over their
+checked-in corpus (analyzer/fuzz/run-ci.sh; skipped without the pinned nightly
+and cargo-fuzz) and the lint gates (scripts/lint.sh: formatting, clippy, ruff,
+import contracts, module cycles; one test per gate).
 
   scripts/run-tests.py            all suites
-  scripts/run-tests.py rust cpp   only those (rust, cpp, python, click, ns3, lint)
+  scripts/run-tests.py rust cpp   only those (rust, cpp, python, click, ns3, fuzz, lint)
 """
 
 from __future__ import annotations
@@ -179,7 +181,12 @@ def ns3() -> Result:
     return pass_fail_script("ns-3 adapters", ROOT / "click-elements" / "ns3" / "run-tests.sh")
 
 
-SUITES = {"rust": rust, "cpp": cpp, "python": python, "click": click, "ns3": ns3, "lint": lint}
+def fuzz() -> Result:
+    """cargo-fuzz, each target for a bounded time over analyzer/fuzz/corpus/."""
+    return pass_fail_script("fuzz targets", ROOT / "analyzer" / "fuzz" / "run-ci.sh")
+
+
+SUITES = {"rust": rust, "cpp": cpp, "python": python, "click": click, "ns3": ns3, "fuzz": fuzz, "lint": lint}
 
 
 def main(argv: list[str]) -> int:

@@ -6,23 +6,28 @@
 #   scripts/setup.sh --test     also the oracles the tests compare against
 #                               (tshark, tcptrace, argus) and test-only tools
 #   scripts/setup.sh --no-build only packages and the virtualenv
+#   scripts/setup.sh --mutants  also cargo-mutants, for `make mutants`
 #
 # System packages come from Debian (apt-get, as root); Python packages from
 # PyPI, pinned in requirements.lock; Rust crates from crates.io, locked in
 # analyzer/Cargo.lock; with --test also the ns-3 wheel from PyPI, pinned in
-# click-elements/ns3/build.sh. Nothing else is downloaded.
+# click-elements/ns3/build.sh, and the fuzzing tools (a dated nightly from
+# rustup, cargo-fuzz and cargo-mutants from crates.io) pinned in
+# analyzer/fuzz/pins.env. Nothing else is downloaded.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 WITH_TEST=0
+WITH_MUTANTS=0
 BUILD=1
 for arg in "$@"; do
   case "$arg" in
     --test) WITH_TEST=1 ;;
+    --mutants) WITH_MUTANTS=1 ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option $arg (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -125,5 +130,26 @@ if [ "$WITH_TEST" = 1 ] || [ -f build/ns3/CMakeCache.txt ]; then
   elif [ "$ns3_status" != 0 ]; then
     exit "$ns3_status"
   fi
+fi
+# The fuzz suite's tools (analyzer/fuzz/pins.env). A failed install is not
+# fatal: the fuzz suite then reports SKIPPED with the reason.
+if [ "$WITH_TEST" = 1 ] || [ "$WITH_MUTANTS" = 1 ]; then
+  # shellcheck source=../analyzer/fuzz/pins.env
+  . analyzer/fuzz/pins.env
+fi
+if [ "$WITH_TEST" = 1 ]; then
+  say "fuzzing tools: $FUZZ_TOOLCHAIN_PIN (rustup), cargo-fuzz $CARGO_FUZZ_VERSION (crates.io)"
+  if ! rustup run "$FUZZ_TOOLCHAIN_PIN" rustc --version >/dev/null 2>&1; then
+    rustup toolchain install "$FUZZ_TOOLCHAIN_PIN" --profile minimal ||
+      echo "setup.sh: $FUZZ_TOOLCHAIN_PIN not installed; the fuzz suite will be SKIPPED" >&2
+  fi
+  if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]; then
+    cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked ||
+      echo "setup.sh: cargo-fuzz not installed; the fuzz suite will be SKIPPED" >&2
+  fi
+fi
+if [ "$WITH_MUTANTS" = 1 ] && [ "$(cargo mutants --version 2>/dev/null)" != "cargo-mutants $CARGO_MUTANTS_VERSION" ]; then
+  say "cargo-mutants $CARGO_MUTANTS_VERSION (crates.io)"
+  cargo install cargo-mutants --version "$CARGO_MUTANTS_VERSION" --locked
 fi
 say "setup done: activate with \`. .venv/bin/activate\`, then run \`tracelab --help\`"
