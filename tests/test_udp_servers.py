@@ -67,3 +67,16 @@ def test_real_trace_resolver_is_a_server(tmp_path):
     hosts = _profile(ROOT / "datasets" / "real" / "zeek-wikipedia.pcap", tmp_path / "p")
     assert hosts["141.142.2.2"]["server"]
     assert not hosts["141.142.220.118"]["server"]
+
+
+def test_conn_log_reader_finds_the_same_servers(tcpmix_profile):
+    """tracelab_models.profile.host_features, the same rule over Zeek conn.log
+    rows (for `fidelity`/`roles` given a conn.log), marks the servers
+    hosts.parquet marks."""
+    from tracelab_models.profile import host_features
+    from tracelab_models.zeeklog import read_conn_logs
+
+    hosts, profile = tcpmix_profile
+    conns, _ = read_conn_logs(profile / "conn.log")
+    from_log = {r["host"]: r["server"] for r in host_features(conns).to_pylist()}
+    assert from_log == {h: r["server"] for h, r in hosts.items()}

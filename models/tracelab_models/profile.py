@@ -71,6 +71,9 @@ def sample_connections(table: pa.Table, n_connections: int, path) -> np.ndarray:
 # -------------------------------------------------------------------- host features
 # Zeek connection states in which the 3-way handshake completed (Zeek conn.log docs).
 ESTABLISHED_STATES = frozenset({"S1", "S2", "S3", "SF", "RSTO", "RSTR"})
+# A UDP server answered on one port to at least this many (address, port) peers
+# (the analyzer's UDP_SERVER_MIN_PEERS, docs/analyzer.md "hosts.parquet").
+UDP_SERVER_MIN_PEERS = 2
 
 
 def host_features(conns: pa.Table) -> pa.Table:
@@ -79,17 +82,23 @@ def host_features(conns: pa.Table) -> pa.Table:
     Mirrors hosts.parquet for inputs that are not analyzer profiles (Zeek conn.log):
     ``incnx``/``outcnx`` count connections accepted/initiated, ``dportin``/``dportout``
     distinct destination ports of those, ``fan_in``/``fan_out`` distinct peers.
-    ``server`` = accepted at least one TCP connection whose handshake completed.
+    ``server`` = accepted at least one TCP connection whose handshake completed, or
+    answered UDP on one port to UDP_SERVER_MIN_PEERS distinct (address, port) peers
+    (answered: a packet back, or state SF without packet counts).
     """
     orig = conns.column(S.ORIG_H).to_pylist()
     resp = conns.column(S.RESP_H).to_pylist()
     dport = conns.column(S.RESP_P).to_pylist()
     proto = conns.column(S.PROTO).to_pylist()
     state = conns.column(S.CONN_STATE).to_pylist() if S.CONN_STATE in conns.column_names else [None] * len(orig)
+    have = set(conns.column_names)
+    oport = conns.column(S.ORIG_P).to_pylist() if S.ORIG_P in have else [None] * len(orig)
+    rpkts = conns.column(S.RESP_PKTS).to_pylist() if S.RESP_PKTS in have else [None] * len(orig)
+    udp_peers = defaultdict(set)  # (host, port) -> answered (peer, peer port)
     inc, out = defaultdict(int), defaultdict(int)
     pin, pout, fin, fout = (defaultdict(set) for _ in range(4))
     server = defaultdict(bool)
-    for o, r, p, pr, st in zip(orig, resp, dport, proto, state, strict=True):
+    for o, r, p, pr, st, op, rp in zip(orig, resp, dport, proto, state, oport, rpkts, strict=True):
         out[o] += 1
         inc[r] += 1
         pout[o].add(p)
@@ -97,6 +106,9 @@ def host_features(conns: pa.Table) -> pa.Table:
         fout[o].add(r)
         fin[r].add(o)
         server[r] |= pr == "tcp" and st in ESTABLISHED_STATES
+        if pr == "udp" and op is not None and (rp > 0 if rp is not None else st == "SF"):
+            udp_peers[r, p].add((o, op))
+            server[r] |= len(udp_peers[r, p]) >= UDP_SERVER_MIN_PEERS
     hosts = sorted(set(orig) | set(resp))
     return pa.table(
         {
