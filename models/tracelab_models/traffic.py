@@ -17,7 +17,9 @@ protocols are counted only:
   split) each fitted by `distributions.fit_model`, tied together by a Gaussian copula
   (the correlation of their normal scores), so that e.g. large connections keep
   their long durations and many trains;
-* per TCP class: warm-ups, pacing per packet, train sizes and DATA-ACK RTT per side,
+* per TCP class: warm-ups, pacing per packet, train sizes and DATA-ACK RTT per side
+  (each connection's median of the samples the analyzer did not flag `delayed_ack`:
+  the path's round trip, not the receiver's delayed-ACK timer; docs/analyzer.md),
   the full-segment payload (MSS) per side;
 * arrivals: the rate, the span from the first to the last connection and the
   inter-arrival distribution of all connections;
