@@ -121,3 +121,57 @@ def test_pip_install_dot_gives_a_working_tracelab(tmp_path):
     # The engine module (C++) replayed every decoded packet through the element.
     (replayed,) = json.loads((work / "replay" / "metrics.json").read_text())["classes"]
     assert (replayed["offered"], replayed["delivered"]) == (126, 126)
+
+
+# ------------------------------------------------------------ the Docker image
+
+
+def locked(path: Path) -> dict[str, str]:
+    """name -> version of a requirements file's `name==version` lines."""
+    pins = re.findall(r"^([A-Za-z0-9_.-]+)==([^\s\\]+)", path.read_text(), re.M)
+    return {name.lower().replace("_", "-"): version for name, version in pins}
+
+
+def runtime_closure() -> set[str]:
+    """The wheel's dependencies and theirs, as installed in this venv (which
+    requirements.lock pins), markers evaluated for this Python."""
+    from importlib.metadata import requires
+
+    from packaging.requirements import Requirement
+
+    todo = list(requirement_names(pyproject(ROOT / "pyproject.toml")["project"]["dependencies"]))
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for spec in requires(name) or []:
+            req = Requirement(spec)
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                todo.append(req.name.lower().replace("_", "-"))
+    return seen
+
+
+def test_the_image_installs_the_locked_runtime_packages_by_hash():
+    image = locked(ROOT / "docker" / "runtime.lock")
+    development = locked(ROOT / "requirements.lock")
+    assert set(image) == runtime_closure()
+    assert {name: development[name] for name in image} == image
+    for path in (ROOT / "docker" / "runtime.lock", ROOT / "docker" / "build.lock"):
+        entries = re.findall(r"^[A-Za-z0-9_.-]+==\S+ \\\n    --hash=sha256:[0-9a-f]{64}$", path.read_text(), re.M)
+        assert len(entries) == len(locked(path)), f"{path.name}: an entry without its sha256"
+    build = locked(ROOT / "docker" / "build.lock")
+    for requirement in pyproject(ROOT / "pyproject.toml")["build-system"]["requires"]:
+        assert requirement_names([requirement]) <= set(build), requirement
+
+
+def test_the_dockerfile_pins_its_bases_and_runs_unprivileged():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    bases = re.findall(r"^FROM (\S+)", dockerfile, re.M)
+    assert len(bases) == 2 and all(re.fullmatch(r"[\w./-]+:[\w.-]+@sha256:[0-9a-f]{64}", b) for b in bases), bases
+    runtime = dockerfile.rsplit("\nFROM ", 1)[1]
+    assert re.search(r"^USER 10001:10001$", runtime, re.M)
+    assert "--require-hashes" in dockerfile and "--no-build-isolation" in dockerfile
+    # The dependency layers come before the source.
+    assert dockerfile.index("docker/runtime.lock") < dockerfile.index("COPY . .")
