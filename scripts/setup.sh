@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up and builds every part of tracelab. Used by `make setup`, `make demo`,
-# `make test`, .ci/run and the Dockerfile, so they all install the same way.
+# `make test` and .ci/run, so they all install the same way. (`pip install .`
+# and the Dockerfile build the wheel of pyproject.toml instead: docs/install.md.)
 #
 #   scripts/setup.sh            system packages, .venv, build everything
 #   scripts/setup.sh --test     also the oracles the tests compare against
