@@ -12,6 +12,8 @@ Every command ends in one of these statuses, and a failure prints one line,
      invalid
   4  output: a result that cannot be written (permission, full disk, ...)
   5  internal: a bug in tracelab (please report it with the --debug output)
+  130, 143  interrupted by SIGINT (Ctrl-C) or SIGTERM; what the command was
+     writing is removed and the previous outputs stay (tracelab_models.outputs)
 
 The Rust analyzer (`tracelab profile`) uses the same statuses.
 """
