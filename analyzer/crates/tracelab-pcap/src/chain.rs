@@ -103,7 +103,10 @@ impl Chain {
         let mut parts = Vec::with_capacity(files.len());
         for path in files {
             let mut source = open(path)?;
-            let first = source.next_frame()?.map(|f| (f.ts_ns, f.link_type));
+            // A file whose first record is broken has no first frame: it
+            // is ordered last, and reading it reports the error with the
+            // frames before it profiled, as for a single file.
+            let first = source.next_frame().ok().flatten().map(|f| (f.ts_ns, f.link_type));
             parts.push(Part {
                 path: path.clone(),
                 first_ts_ns: first.map(|f| f.0),

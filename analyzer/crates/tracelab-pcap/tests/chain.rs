@@ -117,3 +117,20 @@ fn a_missing_file_is_a_read_error_naming_it() {
         other => panic!("expected a read error, got {:?}", other.err()),
     }
 }
+
+#[test]
+fn a_file_broken_at_its_first_record_is_read_last_and_reports_the_error() {
+    let dir = scratch("broken");
+    let good = pcap(&dir.join("good.pcap"), ETHERNET, 0, &[S]);
+    let broken = pcap(&dir.join("broken.pcap"), ETHERNET, 0, &[2 * S]);
+    // Cut inside the first record's header.
+    let bytes = fs::read(&broken).unwrap();
+    fs::write(&broken, &bytes[..24 + 8]).unwrap();
+    let mut chain = Chain::probe(&[broken.clone(), good], tracelab_pcap::open).unwrap();
+    assert_eq!(chain.parts()[1].path, broken);
+    assert_eq!(chain.current().next_frame().unwrap().map(|f| f.ts_ns), Some(S));
+    assert_eq!(chain.current().next_frame().unwrap(), None);
+    assert!(chain.next_file(1, Some(S)).unwrap());
+    let err = chain.current().next_frame().err().unwrap();
+    assert_eq!((err.file, err.offset), (broken, 24));
+}
