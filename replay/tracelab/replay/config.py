@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import tracelab_engine as engine
-import yaml
 
 
 class ConfigError(ValueError):
@@ -33,6 +32,10 @@ def load_file(path: Path) -> dict[str, Any]:
         text = path.read_text()
     except OSError as e:
         raise ConfigError(f"{path}: cannot read ({e.strerror})") from e
+    # yaml is imported here, not at the top: most runs have no config file,
+    # and replay's start-up should not pay for it (scripts/bench.py, issue 19).
+    import yaml
+
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as e:

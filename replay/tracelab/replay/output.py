@@ -7,8 +7,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import tracelab_engine as engine
 
 from .. import __version__
@@ -37,6 +35,11 @@ def write_metrics(
 
 def write_detail(path: Path, detail: dict[str, Any]) -> None:
     """packets.parquet: one row per offered packet, in offer order."""
+    # pyarrow takes ~0.3 s to import: only runs that write Parquet (--detail,
+    # sweeps) pay it, not every replay's start-up.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     codes = detail["fate"].astype("int32")
     codes[codes == 255] = len(FATES)  # still in the network at the end
     fate = pa.DictionaryArray.from_arrays(pa.array(codes), pa.array([*FATES, "in_network"]))
@@ -74,6 +77,9 @@ def flat_row(point: dict[str, str], metrics: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_sweep(directory: Path, rows: list[tuple[dict[str, str], dict[str, Any]]]) -> None:
+    import pyarrow as pa  # see write_detail
+    import pyarrow.parquet as pq
+
     directory.mkdir(parents=True, exist_ok=True)
     flat = [flat_row(point, m) for point, m in rows]
     columns = sorted({k for r in flat for k in r}, key=lambda k: (k.count("."), k))
