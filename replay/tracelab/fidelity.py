@@ -12,8 +12,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -132,18 +130,6 @@ def result(trace: Path, local: list[str], seed: int, rows, dists, absent: list[s
     }
 
 
-def replace_dir(staged: Path, final: Path) -> None:
-    """Moves `staged` to `final`, replacing a previous `final` only once the new
-    one is complete."""
-    old = None
-    if final.exists():
-        old = final.with_name(f".{final.name}.old-{os.getpid()}")
-        final.rename(old)
-    staged.rename(final)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-
-
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(
         prog="tracelab fidelity",
@@ -165,32 +151,33 @@ def main(argv: list[str]) -> int:
         return 2
     local = [p for item in args.local for p in item.split(",") if p]
     final = args.output.resolve()
-    final.parent.mkdir(parents=True, exist_ok=True)
-    staged = final.with_name(f".{final.name}.partial-{os.getpid()}")
-    shutil.rmtree(staged, ignore_errors=True)
-    staged.mkdir()
     from tracelab_models import fidelity as F
     from tracelab_models import progress
+    from tracelab_models.outputs import atomic_dir
     from tracelab_models.profile import ProfileError
     from tracelab_models.zeeklog import ABSENT
 
+    def owns(path: Path) -> bool:  # a previous fidelity output may be replaced
+        return (path / "fidelity.json").is_file()
+
+    first = "profile" if is_pcap(trace) else "read Zeek logs"
     try:
-        with progress.steps("fidelity", STAGES, "profile" if is_pcap(trace) else "read Zeek logs", args.quiet) as step:
+        with (
+            atomic_dir(final, "fidelity output", owns) as staged,
+            progress.steps("fidelity", STAGES, first, args.quiet) as step,
+        ):
             chain(trace, local, args.seed, staged, step)
             step("compare")
             rows, dists = F.compare(staged / "original", staged / "synthetic")
-        absent = None if is_pcap(trace) else ABSENT["fidelity"]
-        res = result(trace, local, args.seed, rows, dists, absent)
-        (staged / "fidelity.json").write_text(json.dumps(res, indent=2, allow_nan=False) + "\n")
-        replace_dir(staged, final)
+            absent = None if is_pcap(trace) else ABSENT["fidelity"]
+            res = result(trace, local, args.seed, rows, dists, absent)
+            (staged / "fidelity.json").write_text(json.dumps(res, indent=2, allow_nan=False) + "\n")
     except StageFailed as e:
         print(f"tracelab: error: fidelity ({trace}): {e}", file=sys.stderr)
         return e.code
     except ProfileError as e:  # Zeek logs that cannot be read
         print(f"tracelab: error: fidelity: {e}", file=sys.stderr)
         return INPUT
-    finally:
-        shutil.rmtree(staged, ignore_errors=True)
     if not args.quiet:
         print(F.table(rows))
         if absent is not None:
