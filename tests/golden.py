@@ -240,7 +240,7 @@ def case_tcpmix(out: Path) -> dict[str, str]:
 
 
 # The open-loop experiments (the closed-loop ones depend on the ns-3 build and run in test_experiments.py).
-ENGINE_EXPERIMENTS = ["E-CHK-1", "E-CHK-2", "E-CHK-3", "E-CHK-4", "E-MTQ-4", "E-THS-3"]
+ENGINE_EXPERIMENTS = ["E-CHK-1", "E-CHK-2", "E-CHK-3", "E-CHK-4", "E-MTQ-4", "E-THS-1", "E-THS-3"]
 
 
 def case_experiments(out: Path) -> dict[str, str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import closed_loop as cl
-from . import runs
+from . import runs, thesis_more
 from .outcome import Context, Outcome
 
 OPEN, CLOSED = "open loop", "closed loop"
@@ -46,6 +46,17 @@ EXPERIMENTS: dict[str, Experiment] = {
             "E-CHK-4", "Overload Λ = 0.8 → 1.2 → 0.8 ([000] Table IV)", OPEN, ENGINE, runs.e_chk_4, 0.5, 0.02, 29, 1
         ),
         Experiment("E-MTQ-4", "QTL + MTQ, model 2 ([004] Tables 2–3)", OPEN, ENGINE, runs.e_mtq_4, 300.0, 30.0, 48, 2),
+        Experiment(
+            "E-THS-1",
+            "SIFT sampling analytics ([003] Eq. 3.1–3.2)",
+            OPEN,
+            ENGINE,
+            thesis_more.e_ths_1,
+            20000,
+            2000,
+            19,
+            3,
+        ),
         Experiment(
             "E-THS-3", "Flow-table size, open loop ([003] Table 4.1)", OPEN, ENGINE, runs.e_ths_3, 1000.0, 100.0, 5, 1
         ),
