@@ -1,31 +1,14 @@
 //! `decode` allocates nothing: counted with an allocator that tallies this
 //! thread's allocations, over every frame of a real trace.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::path::Path;
 
 use tracelab_decode::decode;
 use tracelab_pcap::FrameSource;
 
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "../../../test-support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::allocations;
 
 #[test]
 fn decode_allocates_nothing() {
@@ -39,11 +22,11 @@ fn decode_allocates_nothing() {
         }
         v
     };
-    let before = ALLOCATIONS.with(Cell::get);
+    let before = allocations();
     let mut decoded = 0;
     for (link, data, wire) in &frames {
         decoded += usize::from(decode(*link, data, 0, *wire, 0).is_ok());
     }
-    assert_eq!(ALLOCATIONS.with(Cell::get), before);
+    assert_eq!(allocations(), before);
     assert!(decoded > 3800, "{decoded} of {} decoded", frames.len());
 }
