@@ -248,14 +248,16 @@ def test_config_file_with_relative_pcap_path_and_overrides(tmp_path, datasets):
     (tmp_path / "t.pcap").symlink_to(trace)
     config = tmp_path / "run.yaml"
     config.write_text(
-        "sources: [\"pcap(path=t.pcap, filter='ip')\"]\nnodes: [{element: 'fifo(capacity=50)', rate: 300k}]\n"
+        "sources: [\"pcap(path=t.pcap, filter='ip')\"]\n"
+        "nodes: [{element: 'fifo(capacity=50, in_service=0)', rate: 300k}]\n"
     )
     assert main(["run", "--config", str(config), "-q", "-o", str(tmp_path / "a")]) == 0
     a = json.loads((tmp_path / "a" / "metrics.json").read_text())
     assert a["sources"][0]["counts"]["replayed"] == 150  # the IPv4 packets
-    assert a["overall"]["dropped"]["buffer_full"] == 9  # as in the Click cross-check case
+    # in_service=0 is Click's Queue: 9 drops as in the Click cross-check case
+    assert a["overall"]["dropped"]["buffer_full"] == 9
     # An option overrides the file: a faster link drops nothing.
     assert main(["run", "--config", str(config), "--rate", "10G", "-q", "-o", str(tmp_path / "b")]) == 0
     b = json.loads((tmp_path / "b" / "metrics.json").read_text())
     assert b["overall"]["dropped_total"] == 0
-    assert b["config"]["nodes"][0]["element"] == "fifo(capacity=50)"
+    assert b["config"]["nodes"][0]["element"] == "fifo(capacity=50, in_service=0)"
