@@ -1,19 +1,22 @@
 // Differential tests of the sorted cores (LAS, LASACK, LARS, SCFQ) and of
 // the sorted packet queue under them (also under EFD's LAS sub-queues,
-// §2.3): today's implementation against the one it replaced, kept below
-// verbatim as the reference (namespace `reference`; only this file has
-// it). Both are fed the same seeded random sequence (many flows, equal
-// tags, full buffers and push-outs, byte mode, in-service accounting,
-// LASACK ACKs, flow tables that fill up, idle scans, time jumps) and must
-// agree on every decision: each dequeued packet, each drop with its reason
-// and time, every counter, after every step.
+// §2.3) against a model written from the spec (docs/reference/algorithms.md
+// §2, §3.1 LAS, §3.2 LARS, §3.3 SCFQ; namespace `model`): a vector kept
+// sorted by (tag, arrival) and a std::map per flow, with none of the cores'
+// data structures (tie groups, open addressing, chained table), so the two
+// share the decisions and not the code. Both are fed the same seeded random
+// sequence (many flows, equal tags, full buffers and push-outs, byte mode,
+// in-service accounting, LASACK ACKs, flow tables that fill up, idle scans,
+// time jumps) and must agree on every decision: each dequeued packet, each
+// drop with its reason and time, every counter, after every step.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <random>
 #include <tuple>
-#include <utility>
 #include <vector>
 
 #include "lars.hh"
@@ -21,312 +24,237 @@
 #include "scfq.hh"
 
 namespace tracelab {
-namespace reference {
+namespace model {
 
-// ---- The sorted packet queue before the tie groups (a min-max heap of
-// (tag, seq, slot), ties by a sequence number) --------------------------
+// ---- The sorted buffer: packets in service order -----------------------
 
-class SortedPacketQueue {
+// A vector in service order: smallest tag first, equal tags in arrival
+// order (an arrival goes after every packet with its tag). The front is
+// served, the back is pushed out.
+class SortedList {
  public:
-  explicit SortedPacketQueue(uint32_t capacity) : pool_(capacity), refs_(capacity), free_(capacity), heap_(capacity) {
-    for (uint32_t i = 0; i < capacity; ++i) free_[i] = capacity - 1 - i;
-  }
+  explicit SortedList(uint32_t capacity) : capacity_(capacity) {}
 
-  bool empty() const { return size_ == 0; }
-  uint32_t size() const { return size_; }
-  bool full() const { return size_ == pool_.size(); }
+  bool empty() const { return items_.empty(); }
+  uint32_t size() const { return static_cast<uint32_t>(items_.size()); }
+  bool full() const { return items_.size() == capacity_; }
 
-  // `ref`: an opaque word kept with the packet and handed back when it
-  // leaves (the two-level queue's flow-entry reference).
   void push(const Packet& p, uint64_t tag, uint32_t ref = 0) {
-    uint32_t slot = free_[--free_count_];
-    pool_[slot] = p;
-    refs_[slot] = ref;
-    heap_[size_] = Node{tag, seq_++, slot};
-    up(size_++);
+    auto after_equal_tags =
+        std::upper_bound(items_.begin(), items_.end(), tag, [](uint64_t t, const Item& i) { return t < i.tag; });
+    items_.insert(after_equal_tags, Item{p, tag, ref});
   }
 
-  // Smallest (tag, arrival) first.
-  const Packet& min() const { return pool_[heap_[0].slot]; }
-  uint64_t min_tag() const { return heap_[0].tag; }
-  Packet pop_min(uint32_t* ref = nullptr) { return take(0, ref); }
+  const Packet& min() const { return items_.front().packet; }
+  uint64_t min_tag() const { return items_.front().tag; }
+  Packet pop_min(uint32_t* ref = nullptr) { return take(items_.begin(), ref); }
 
-  // Largest (tag, arrival): the last packet in service order.
-  const Packet& max() const { return pool_[heap_[max_index()].slot]; }
-  uint64_t max_tag() const { return heap_[max_index()].tag; }
-  Packet pop_max(uint32_t* ref = nullptr) { return take(max_index(), ref); }
+  const Packet& max() const { return items_.back().packet; }
+  uint64_t max_tag() const { return items_.back().tag; }
+  Packet pop_max(uint32_t* ref = nullptr) { return take(items_.end() - 1, ref); }
 
  private:
-  struct Node {
+  struct Item {
+    Packet packet;
     uint64_t tag;
-    uint64_t seq;
-    uint32_t slot;
+    uint32_t ref;
   };
-  static bool less(const Node& a, const Node& b) { return a.tag < b.tag || (a.tag == b.tag && a.seq < b.seq); }
-  static bool on_min_level(uint32_t i) { return ((63 - __builtin_clzll(uint64_t{i} + 1)) & 1) == 0; }
-  // Orders `a` before `b` on a min level, after it on a max level.
-  static bool before(const Node& a, const Node& b, bool min_level) { return min_level ? less(a, b) : less(b, a); }
-
-  uint32_t max_index() const { return size_ <= 1 ? 0 : size_ == 2 ? 1 : (less(heap_[1], heap_[2]) ? 2 : 1); }
-
-  Packet take(uint32_t i, uint32_t* ref) {
-    uint32_t slot = heap_[i].slot;
-    if (ref) *ref = refs_[slot];
-    free_[free_count_++] = slot;
-    heap_[i] = heap_[--size_];
-    if (i < size_) {
-      down(i);
-      up(i);  // the moved node may belong above i on the other kind of level
-    }
-    return pool_[slot];
+  Packet take(std::vector<Item>::iterator at, uint32_t* ref) {
+    const Item item = *at;
+    items_.erase(at);
+    if (ref != nullptr) *ref = item.ref;
+    return item.packet;
   }
 
-  void up(uint32_t i) {
-    if (i == 0) return;
-    uint32_t parent = (i - 1) / 2;
-    bool min_level = on_min_level(i);
-    if (before(heap_[parent], heap_[i], min_level)) {
-      // i belongs on the parent's kind of level.
-      std::swap(heap_[i], heap_[parent]);
-      up_same(parent, !min_level);
-    } else {
-      up_same(i, min_level);
-    }
-  }
-  void up_same(uint32_t i, bool min_level) {
-    while (i > 2) {
-      uint32_t grand = ((i - 1) / 2 - 1) / 2;
-      if (!before(heap_[i], heap_[grand], min_level)) break;
-      std::swap(heap_[i], heap_[grand]);
-      i = grand;
-    }
-  }
-
-  void down(uint32_t i) {
-    bool min_level = on_min_level(i);
-    for (;;) {
-      uint32_t first_child = 2 * i + 1;
-      if (first_child >= size_) return;
-      // The most extreme among children and grandchildren.
-      uint32_t m = first_child;
-      uint32_t candidates[6] = {first_child,         first_child + 1,     2 * first_child + 1,
-                                2 * first_child + 2, 2 * first_child + 3, 2 * first_child + 4};
-      for (uint32_t c : candidates)
-        if (c < size_ && before(heap_[c], heap_[m], min_level)) m = c;
-      if (!before(heap_[m], heap_[i], min_level)) return;
-      std::swap(heap_[m], heap_[i]);
-      if (m <= first_child + 1) return;  // a child: done
-      uint32_t parent = (m - 1) / 2;
-      if (before(heap_[parent], heap_[m], min_level)) std::swap(heap_[m], heap_[parent]);
-      i = m;
-    }
-  }
-
-  std::vector<Packet> pool_;
-  std::vector<uint32_t> refs_;
-  std::vector<uint32_t> free_;
-  std::vector<Node> heap_;
-  uint32_t free_count_ = static_cast<uint32_t>(free_.size());
-  uint32_t size_ = 0;
-  uint64_t seq_ = 0;
+  uint32_t capacity_;
+  std::vector<Item> items_;
 };
 
-// ---- SortedCore, LasCore, LarsCore and ScfqCore as they were, over the
-// queue above and the chained FlowTable -------------------------------
+// ---- The three mechanisms over one sorted buffer (§3) -------------------
 
-template <typename Mechanism>
-class SortedCore : public QueueCore {
+enum class Tagging { kLas, kLars, kScfq };
+
+// One flow's state, whichever mechanism: LAS attained bytes, LARS faded
+// volume, SCFQ last finish tag and packets queued.
+struct Flow {
+  uint64_t attained = 0;
+  double faded = 0.0;
+  Time last_seen = 0;
+  AckProgress ack;
+  uint64_t finish = 0;
+  uint32_t queued = 0;
+};
+
+class SortedModel : public QueueCore {
  public:
-  SortedCore(const BufferConfig& cfg, bool push_out_largest)
-      : meter_(cfg), queue_(cfg.slots()), push_out_(push_out_largest) {}
+  explicit SortedModel(const LasConfig& c) : SortedModel(Tagging::kLas, c.buffer, c.flows, c.ack_aware, 1.0, kSecond) {}
+  explicit SortedModel(const LarsConfig& c)
+      : SortedModel(Tagging::kLars, c.buffer, c.flows, c.ack_aware, c.beta, c.tau) {}
+  explicit SortedModel(const ScfqConfig& c)
+      : SortedModel(Tagging::kScfq, c.buffer, FlowStateConfig{}, false, 1.0, kSecond) {}
 
-  void enqueue(const Packet& p, Time now) final {
+  void enqueue(const Packet& p, Time now) override {
     ++counters_.offered;
-    retire(now, false);
-    const uint64_t tag = self().tag(p, now);
-    if (push_out_) {
-      while (!meter_.fits(p.length) && !queue_.empty() && tag < queue_.max_tag()) {
-        Packet victim = queue_.pop_max();
-        meter_.remove(victim.length);
-        ++pushed_out_;
-        drop(victim, DropReason::kPushedOut, now);
-      }
+    if (on_wire_ && now >= wire_ends_) leave_wire();
+    if (tagging_ != Tagging::kScfq) idle_scan(now);
+    Flow* flow = nullptr;
+    const uint64_t tag = tag_of(p, now, &flow);
+    // LAS buffer management (§3.1): while the arrival does not fit, the
+    // last packet in service order goes, unless the arrival would be last.
+    while (tagging_ != Tagging::kScfq && !meter_.fits(p.length) && !list_.empty() && tag < list_.max_tag()) {
+      const Packet victim = list_.pop_max();
+      meter_.remove(victim.length);
+      ++pushed_out_;
+      drop(victim, DropReason::kPushedOut, now);
     }
-    if (!meter_.fits(p.length)) {
-      drop(p, DropReason::kBufferFull, now);
-      return;
-    }
-    self().on_admit(p, tag);
-    queue_.push(p, tag);
+    if (!meter_.fits(p.length)) return drop(p, DropReason::kBufferFull, now);
+    admit(p, tag, flow);
+    list_.push(p, tag);
     meter_.add(p.length);
     ++counters_.enqueued;
     note_highwater(meter_.packets(), meter_.bytes());
   }
 
-  bool dequeue(Time now, Batch& out) final {
-    retire(now, true);
+  bool dequeue(Time now, Batch& out) override {
+    if (on_wire_) leave_wire();
     out.clear();
-    if (queue_.empty()) return false;
-    const uint64_t tag = queue_.min_tag();
-    Packet p = queue_.pop_min();
-    self().on_serve(p, tag);
+    if (list_.empty()) return false;
+    const uint64_t tag = list_.min_tag();
+    const Packet p = list_.pop_min();
+    if (tagging_ == Tagging::kScfq) {
+      virtual_time_ = tag;
+      auto f = flows_.find(p.flow_hash);
+      if (--f->second.queued == 0) flows_.erase(f);
+    }
     ++counters_.served;
     out.packets[0] = p;
     out.count = 1;
     out.wire_bytes = p.length;
     const uint64_t bps = meter_.config().in_service_link_bps;
-    if (bps == 0) meter_.remove(p.length);
-    else service_ = {p, now + serialization_time(p.length, bps), true};
+    if (bps != 0) {
+      on_wire_ = true;
+      wire_packet_ = p;
+      wire_ends_ = now + serialization_time(p.length, bps);
+    } else {
+      meter_.remove(p.length);
+    }
     return true;
   }
 
-  uint64_t length_packets() const final { return queue_.size(); }
-  uint64_t length_bytes() const final { return meter_.bytes() - (service_.busy ? service_.packet.length : 0); }
+  uint64_t length_packets() const override { return list_.size(); }
+  uint64_t length_bytes() const override { return meter_.bytes() - (on_wire_ ? wire_packet_.length : 0); }
+  Time retire_at() const override { return on_wire_ ? wire_ends_ : kNever; }
   uint64_t pushed_out() const { return pushed_out_; }
-  const BufferMeter& meter() const { return meter_; }
+  uint32_t flows() const { return static_cast<uint32_t>(flows_.size()); }
+  uint32_t flows_highwater() const { return flows_highwater_; }
+  uint64_t untracked() const { return untracked_; }
+  uint64_t virtual_time() const { return virtual_time_; }
 
  private:
-  Mechanism& self() { return static_cast<Mechanism&>(*this); }
-  void retire(Time now, bool link_free) {
-    if (service_.busy && (link_free || now >= service_.ends)) {
-      service_.busy = false;
-      meter_.remove(service_.packet.length);
+  SortedModel(Tagging t, const BufferConfig& buffer, const FlowStateConfig& flows, bool ack_aware, double beta,
+              Time tau)
+      : tagging_(t),
+        meter_(buffer),
+        list_(buffer.slots()),
+        flow_cfg_(flows),
+        ack_aware_(ack_aware),
+        beta_(beta),
+        tau_(tau),
+        next_scan_(flows.gc_interval) {}
+
+  void leave_wire() {
+    on_wire_ = false;
+    meter_.remove(wire_packet_.length);
+  }
+
+  double faded(const Flow& f, Time now) const {
+    return f.faded * std::pow(beta_, static_cast<double>(now - f.last_seen) / static_cast<double>(tau_));
+  }
+
+  // State GC (§3.1, §3.2): every gc_interval, flows idle for idle_timeout
+  // go, and under LARS also flows faded below one byte.
+  void idle_scan(Time now) {
+    if (flow_cfg_.gc_interval == 0 || now < next_scan_) return;
+    next_scan_ = now + flow_cfg_.gc_interval;
+    for (auto f = flows_.begin(); f != flows_.end();) {
+      const bool idle = now - f->second.last_seen >= flow_cfg_.idle_timeout;
+      const bool faded_out = tagging_ == Tagging::kLars && faded(f->second, now) < 1.0;
+      f = idle || faded_out ? flows_.erase(f) : std::next(f);
     }
   }
 
+  Flow* track(uint64_t key, Time now) {
+    auto f = flows_.find(key);
+    if (f != flows_.end()) return &f->second;
+    if (flows_.size() == flow_cfg_.max_flows) return nullptr;
+    Flow& added = flows_[key];
+    added.last_seen = now;
+    flows_highwater_ = std::max(flows_highwater_, static_cast<uint32_t>(flows_.size()));
+    return &added;
+  }
+
+  // The arrival's tag; `flow`: the LAS/LARS flow to charge if admitted.
+  uint64_t tag_of(const Packet& p, Time now, Flow** flow) {
+    if (tagging_ == Tagging::kScfq) {
+      auto f = flows_.find(p.flow_hash);
+      const uint64_t start = f == flows_.end() ? virtual_time_ : std::max(f->second.finish, virtual_time_);
+      return start + p.length;
+    }
+    *flow = track(ack_aware_ ? p.conn_hash : p.flow_hash, now);
+    if (*flow == nullptr) {
+      ++untracked_;
+      return 0;
+    }
+    if (tagging_ == Tagging::kLas) {
+      (*flow)->last_seen = now;
+      return (*flow)->attained;
+    }
+    (*flow)->faded = faded(**flow, now);
+    (*flow)->last_seen = now;
+    return static_cast<uint64_t>((*flow)->faded * 16.0);  // 1/16-byte units
+  }
+
+  void admit(const Packet& p, uint64_t tag, Flow* flow) {
+    if (tagging_ == Tagging::kScfq) {
+      Flow& f = *track_scfq(p.flow_hash);
+      f.finish = tag;
+      ++f.queued;
+      return;
+    }
+    if (flow == nullptr) return;
+    // LASACK: a pure ACK counts the progress of the ACK number.
+    const bool pure_ack = ack_aware_ && (p.flags & kFlagPureAck) != 0;
+    const uint64_t volume = pure_ack ? flow->ack.advance(p.tcp_ack) : p.length;
+    if (tagging_ == Tagging::kLas) flow->attained += volume;
+    else flow->faded += static_cast<double>(volume);
+  }
+
+  // SCFQ keeps a flow while it has packets queued (§3.3), unbounded.
+  Flow* track_scfq(uint64_t key) {
+    Flow* f = &flows_[key];
+    flows_highwater_ = std::max(flows_highwater_, static_cast<uint32_t>(flows_.size()));
+    return f;
+  }
+
+  Tagging tagging_;
   BufferMeter meter_;
-  SortedPacketQueue queue_;
-  bool push_out_;
-  InService service_;
+  SortedList list_;
+  FlowStateConfig flow_cfg_;
+  bool ack_aware_;
+  double beta_;
+  Time tau_;
+  Time next_scan_;
+  std::map<uint64_t, Flow> flows_;
+  uint32_t flows_highwater_ = 0;
+  uint64_t untracked_ = 0;
   uint64_t pushed_out_ = 0;
+  uint64_t virtual_time_ = 0;
+  bool on_wire_ = false;
+  Packet wire_packet_;
+  Time wire_ends_ = 0;
 };
 
-class LasCore final : public SortedCore<LasCore> {
- public:
-  explicit LasCore(const LasConfig& cfg = {})
-      : SortedCore(cfg.buffer, true), cfg_(cfg), table_(cfg.flows.max_flows), scan_(cfg.flows) {}
-
-  uint32_t flows() const { return table_.size(); }
-  uint32_t flows_highwater() const { return table_.highwater(); }
-  uint64_t untracked() const { return untracked_; }
-
- private:
-  friend class SortedCore<LasCore>;
-  struct Entry {
-    uint64_t attained = 0;
-    AckProgress ack;
-    Time last_seen = 0;
-  };
-
-  uint64_t tag(const Packet& p, Time now) {
-    scan_.run(table_, now, [](const Entry&, Time) { return false; });
-    // No table change happens between tag() and on_admit(), so the entry
-    // pointer stays valid.
-    pending_ = table_.find_or_insert(flow_key(p, cfg_.ack_aware ? FlowKey::kConnection : FlowKey::kFlow));
-    if (pending_ == nullptr) {
-      ++untracked_;
-      return 0;
-    }
-    pending_->last_seen = now;
-    return pending_->attained;
-  }
-  void on_admit(const Packet& p, uint64_t) {
-    if (pending_ != nullptr) pending_->attained += cfg_.ack_aware ? ack_aware_volume(p, pending_->ack) : p.length;
-  }
-  void on_serve(const Packet&, uint64_t) {}
-
-  LasConfig cfg_;
-  FlowTable<Entry> table_;
-  IdleScan scan_;
-  Entry* pending_ = nullptr;
-  uint64_t untracked_ = 0;
-};
-
-class LarsCore final : public SortedCore<LarsCore> {
- public:
-  explicit LarsCore(const LarsConfig& cfg = {})
-      : SortedCore(cfg.buffer, true), cfg_(cfg), table_(cfg.flows.max_flows), scan_(cfg.flows) {
-    if (!(cfg.beta > 0.0 && cfg.beta <= 1.0) || cfg.tau <= 0)
-      throw std::invalid_argument("LARS needs 0 < beta <= 1 and tau > 0");
-  }
-
-  uint32_t flows() const { return table_.size(); }
-  uint32_t flows_highwater() const { return table_.highwater(); }
-  uint64_t untracked() const { return untracked_; }
-  static constexpr double kTagUnitsPerByte = 16.0;
-
- private:
-  friend class SortedCore<LarsCore>;
-  struct Entry {
-    double volume = 0.0;
-    AckProgress ack;
-    Time last_seen = 0;
-  };
-
-  double decayed(const Entry& e, Time now) const {
-    return e.volume * std::pow(cfg_.beta, static_cast<double>(now - e.last_seen) / static_cast<double>(cfg_.tau));
-  }
-
-  uint64_t tag(const Packet& p, Time now) {
-    scan_.run(table_, now, [this](const Entry& e, Time t) { return decayed(e, t) < 1.0; });
-    pending_ = table_.find_or_insert(flow_key(p, cfg_.ack_aware ? FlowKey::kConnection : FlowKey::kFlow));
-    if (pending_ == nullptr) {
-      ++untracked_;
-      return 0;
-    }
-    pending_->volume = decayed(*pending_, now);
-    pending_->last_seen = now;
-    return static_cast<uint64_t>(pending_->volume * kTagUnitsPerByte);
-  }
-  void on_admit(const Packet& p, uint64_t) {
-    if (pending_ != nullptr)
-      pending_->volume += static_cast<double>(cfg_.ack_aware ? ack_aware_volume(p, pending_->ack) : p.length);
-  }
-  void on_serve(const Packet&, uint64_t) {}
-
-  LarsConfig cfg_;
-  FlowTable<Entry> table_;
-  IdleScan scan_;
-  Entry* pending_ = nullptr;
-  uint64_t untracked_ = 0;
-};
-
-class ScfqCore final : public SortedCore<ScfqCore> {
- public:
-  explicit ScfqCore(const ScfqConfig& cfg = {}) : SortedCore(cfg.buffer, false), table_(cfg.buffer.slots() + 2) {}
-
-  uint32_t flows() const { return table_.size(); }
-  uint32_t flows_highwater() const { return table_.highwater(); }
-  uint64_t virtual_time() const { return v_; }
-
- private:
-  friend class SortedCore<ScfqCore>;
-  struct Entry {
-    uint64_t finish = 0;
-    uint32_t nq = 0;
-  };
-
-  uint64_t tag(const Packet& p, Time) {
-    const Entry* e = table_.find(p.flow_hash);
-    return (e != nullptr ? std::max(e->finish, v_) : v_) + p.length;
-  }
-  void on_admit(const Packet& p, uint64_t tag) {
-    Entry* e = table_.find_or_insert(p.flow_hash);
-    if (e == nullptr) throw std::logic_error("SCFQ flow table larger than the buffer");
-    e->finish = tag;
-    ++e->nq;
-  }
-  void on_serve(const Packet& p, uint64_t tag) {
-    v_ = tag;
-    Entry* e = table_.find(p.flow_hash);
-    if (--e->nq == 0) table_.erase(p.flow_hash);
-  }
-
-  FlowTable<Entry> table_;
-  uint64_t v_ = 0;
-};
-
-}  // namespace reference
+}  // namespace model
 
 namespace {
 
@@ -336,38 +264,38 @@ namespace {
 // step: tags from `tag_range` values (small: ties everywhere), refs random.
 void queue_differential(uint32_t capacity, uint64_t tag_range, uint64_t seed, int steps) {
   std::mt19937_64 rng(seed);
-  reference::SortedPacketQueue old_q(capacity);
+  model::SortedList model_q(capacity);
   SortedPacketQueue new_q(capacity);
   uint64_t handle = 0;
   for (int step = 0; step < steps; ++step) {
     // Phases that fill and drain, so every size from empty to full occurs.
     const bool filling = (step / 97) % 2 == 0;
     const uint64_t r = rng() % 10;
-    if (!old_q.full() && (old_q.empty() || (filling ? r < 6 : r < 3))) {
+    if (!model_q.full() && (model_q.empty() || (filling ? r < 6 : r < 3))) {
       Packet p;
       p.handle = handle++;
       p.length = static_cast<uint32_t>(rng() % 1500);
       const uint64_t tag = rng() % tag_range;
       const uint32_t ref = static_cast<uint32_t>(rng());
-      old_q.push(p, tag, ref);
+      model_q.push(p, tag, ref);
       new_q.push(p, tag, ref);
-    } else if (!old_q.empty()) {
-      uint32_t old_ref = 0, new_ref = 1;
+    } else if (!model_q.empty()) {
+      uint32_t model_ref = 0, new_ref = 1;
       const bool max = rng() % 3 == 0;
-      const Packet a = max ? old_q.pop_max(&old_ref) : old_q.pop_min(&old_ref);
+      const Packet a = max ? model_q.pop_max(&model_ref) : model_q.pop_min(&model_ref);
       const Packet b = max ? new_q.pop_max(&new_ref) : new_q.pop_min(&new_ref);
       ASSERT_EQ(a.handle, b.handle) << "step " << step;
       ASSERT_EQ(a.length, b.length) << "step " << step;
-      ASSERT_EQ(old_ref, new_ref) << "step " << step;
+      ASSERT_EQ(model_ref, new_ref) << "step " << step;
     }
-    ASSERT_EQ(old_q.size(), new_q.size());
-    ASSERT_EQ(old_q.empty(), new_q.empty());
-    ASSERT_EQ(old_q.full(), new_q.full());
-    if (!old_q.empty()) {
-      ASSERT_EQ(old_q.min().handle, new_q.min().handle) << "step " << step;
-      ASSERT_EQ(old_q.max().handle, new_q.max().handle) << "step " << step;
-      ASSERT_EQ(old_q.min_tag(), new_q.min_tag()) << "step " << step;
-      ASSERT_EQ(old_q.max_tag(), new_q.max_tag()) << "step " << step;
+    ASSERT_EQ(model_q.size(), new_q.size());
+    ASSERT_EQ(model_q.empty(), new_q.empty());
+    ASSERT_EQ(model_q.full(), new_q.full());
+    if (!model_q.empty()) {
+      ASSERT_EQ(model_q.min().handle, new_q.min().handle) << "step " << step;
+      ASSERT_EQ(model_q.max().handle, new_q.max().handle) << "step " << step;
+      ASSERT_EQ(model_q.min_tag(), new_q.min_tag()) << "step " << step;
+      ASSERT_EQ(model_q.max_tag(), new_q.max_tag()) << "step " << step;
     }
   }
 }
@@ -429,17 +357,17 @@ struct Traffic {
   double arrive = 0.6;
 };
 
-// Feeds both cores, compares everything after every step. `same` compares
+// Feeds the model and the core, compares everything after every step. `same` compares
 // the mechanism's own counters.
-template <typename Old, typename New, typename Same>
-void core_differential(Old& old_core, New& new_core, const Traffic& t, uint64_t seed, int steps, Same same) {
-  Recorder old_log, new_log;
-  old_core.set_drop_sink(&old_log);
+template <typename Model, typename New, typename Same>
+void core_differential(Model& model_core, New& new_core, const Traffic& t, uint64_t seed, int steps, Same same) {
+  Recorder model_log, new_log;
+  model_core.set_drop_sink(&model_log);
   new_core.set_drop_sink(&new_log);
   std::mt19937_64 rng(seed);
   std::vector<uint32_t> ack(t.flows / 2 + 1, 0);
-  Packet old_out[1], new_out[1];
-  Batch old_batch{old_out, 1}, new_batch{new_out, 1};
+  Packet model_out[1], new_out[1];
+  Batch model_batch{model_out, 1}, new_batch{new_out, 1};
   Time now = 0;
   uint64_t handle = 0;
   for (int step = 0; step < steps; ++step) {
@@ -463,20 +391,20 @@ void core_differential(Old& old_core, New& new_core, const Traffic& t, uint64_t 
         a = move == 0 ? a : move == 1 ? a - 1000 : a + static_cast<uint32_t>(rng() % 3000);
         p.tcp_ack = a;
       }
-      old_core.enqueue(p, now);
+      model_core.enqueue(p, now);
       new_core.enqueue(p, now);
     } else {
-      const bool a = old_core.dequeue(now, old_batch);
+      const bool a = model_core.dequeue(now, model_batch);
       const bool b = new_core.dequeue(now, new_batch);
       ASSERT_EQ(a, b) << "step " << step;
       if (a) {
-        ASSERT_EQ(old_batch.count, new_batch.count);
-        ASSERT_EQ(old_out[0].handle, new_out[0].handle) << "step " << step;
-        ASSERT_EQ(old_batch.wire_bytes, new_batch.wire_bytes);
+        ASSERT_EQ(model_batch.count, new_batch.count);
+        ASSERT_EQ(model_out[0].handle, new_out[0].handle) << "step " << step;
+        ASSERT_EQ(model_batch.wire_bytes, new_batch.wire_bytes);
       }
     }
-    ASSERT_EQ(old_log.drops, new_log.drops) << "step " << step;
-    const Counters& x = old_core.counters();
+    ASSERT_EQ(model_log.drops, new_log.drops) << "step " << step;
+    const Counters& x = model_core.counters();
     const Counters& y = new_core.counters();
     ASSERT_EQ(x.offered, y.offered);
     ASSERT_EQ(x.enqueued, y.enqueued);
@@ -484,16 +412,17 @@ void core_differential(Old& old_core, New& new_core, const Traffic& t, uint64_t 
     for (int r = 0; r < static_cast<int>(DropReason::kCount); ++r) ASSERT_EQ(x.dropped[r], y.dropped[r]);
     ASSERT_EQ(x.highwater_packets, y.highwater_packets);
     ASSERT_EQ(x.highwater_bytes, y.highwater_bytes);
-    ASSERT_EQ(old_core.length_packets(), new_core.length_packets());
-    ASSERT_EQ(old_core.length_bytes(), new_core.length_bytes());
-    ASSERT_EQ(old_core.next_ready(now), new_core.next_ready(now));
-    ASSERT_EQ(old_core.pushed_out(), new_core.pushed_out());
+    ASSERT_EQ(model_core.length_packets(), new_core.length_packets());
+    ASSERT_EQ(model_core.length_bytes(), new_core.length_bytes());
+    ASSERT_EQ(model_core.next_ready(now), new_core.next_ready(now));
+    ASSERT_EQ(model_core.retire_at(), new_core.retire_at());
+    ASSERT_EQ(model_core.pushed_out(), new_core.pushed_out());
     same(step);
     if (::testing::Test::HasFatalFailure()) return;
   }
   // Pushed out, dropped and served all happened (the paths were exercised).
-  EXPECT_GT(old_core.counters().served, 0u);
-  EXPECT_GT(old_core.counters().dropped_total(), 0u);
+  EXPECT_GT(model_core.counters().served, 0u);
+  EXPECT_GT(model_core.counters().dropped_total(), 0u);
 }
 
 // The buffer configurations every core runs under.
@@ -526,7 +455,7 @@ std::vector<Traffic> traffics() {
   return out;
 }
 
-TEST(LasDifferential, MatchesTheReference) {
+TEST(LasDifferential, MatchesTheModel) {
   uint64_t seed = 100;
   for (const BufferConfig& b : buffers()) {
     for (const Traffic& t : traffics()) {
@@ -539,12 +468,12 @@ TEST(LasDifferential, MatchesTheReference) {
           c.ack_aware = ack_aware;
           if (flows == 1) c.flows = {50, 5 * kSecond, 30 * kSecond};
           if (flows == 2) c.flows = {400, 100 * kMicrosecond, 2 * kMillisecond};
-          reference::LasCore old_core(c);
+          model::SortedModel model_core(c);
           LasCore new_core(c);
-          core_differential(old_core, new_core, t, ++seed, 6000, [&](int step) {
-            ASSERT_EQ(old_core.flows(), new_core.flows()) << "step " << step;
-            ASSERT_EQ(old_core.flows_highwater(), new_core.flows_highwater());
-            ASSERT_EQ(old_core.untracked(), new_core.untracked());
+          core_differential(model_core, new_core, t, ++seed, 6000, [&](int step) {
+            ASSERT_EQ(model_core.flows(), new_core.flows()) << "step " << step;
+            ASSERT_EQ(model_core.flows_highwater(), new_core.flows_highwater());
+            ASSERT_EQ(model_core.untracked(), new_core.untracked());
           });
           if (::testing::Test::HasFatalFailure()) return;
         }
@@ -553,7 +482,7 @@ TEST(LasDifferential, MatchesTheReference) {
   }
 }
 
-TEST(LarsDifferential, MatchesTheReference) {
+TEST(LarsDifferential, MatchesTheModel) {
   uint64_t seed = 200;
   for (const BufferConfig& b : buffers()) {
     for (const Traffic& t : traffics()) {
@@ -567,12 +496,12 @@ TEST(LarsDifferential, MatchesTheReference) {
           c.flows = {60, 200 * kMicrosecond, 5 * kMillisecond};
         }
         if (variant == 3) c.beta = 1.0;  // no fading: LAS with 1/16-byte tags
-        reference::LarsCore old_core(c);
+        model::SortedModel model_core(c);
         LarsCore new_core(c);
-        core_differential(old_core, new_core, t, ++seed, 6000, [&](int step) {
-          ASSERT_EQ(old_core.flows(), new_core.flows()) << "step " << step;
-          ASSERT_EQ(old_core.flows_highwater(), new_core.flows_highwater());
-          ASSERT_EQ(old_core.untracked(), new_core.untracked());
+        core_differential(model_core, new_core, t, ++seed, 6000, [&](int step) {
+          ASSERT_EQ(model_core.flows(), new_core.flows()) << "step " << step;
+          ASSERT_EQ(model_core.flows_highwater(), new_core.flows_highwater());
+          ASSERT_EQ(model_core.untracked(), new_core.untracked());
         });
         if (::testing::Test::HasFatalFailure()) return;
       }
@@ -580,18 +509,18 @@ TEST(LarsDifferential, MatchesTheReference) {
   }
 }
 
-TEST(ScfqDifferential, MatchesTheReference) {
+TEST(ScfqDifferential, MatchesTheModel) {
   uint64_t seed = 300;
   for (const BufferConfig& b : buffers()) {
     for (const Traffic& t : traffics()) {
       ScfqConfig c;
       c.buffer = b;
-      reference::ScfqCore old_core(c);
+      model::SortedModel model_core(c);
       ScfqCore new_core(c);
-      core_differential(old_core, new_core, t, ++seed, 8000, [&](int step) {
-        ASSERT_EQ(old_core.flows(), new_core.flows()) << "step " << step;
-        ASSERT_EQ(old_core.flows_highwater(), new_core.flows_highwater());
-        ASSERT_EQ(old_core.virtual_time(), new_core.virtual_time());
+      core_differential(model_core, new_core, t, ++seed, 8000, [&](int step) {
+        ASSERT_EQ(model_core.flows(), new_core.flows()) << "step " << step;
+        ASSERT_EQ(model_core.flows_highwater(), new_core.flows_highwater());
+        ASSERT_EQ(model_core.virtual_time(), new_core.virtual_time());
       });
       if (::testing::Test::HasFatalFailure()) return;
     }
