@@ -55,6 +55,27 @@ pub struct HostStats {
 }
 
 impl HostStats {
+    /// One connection's traffic as this host saw it: bytes and packets it
+    /// sent and received, all its bytes internal or external by the peer.
+    fn add_traffic(
+        &mut self,
+        bytes_sent: u64,
+        bytes_received: u64,
+        pkts_sent: u64,
+        pkts_received: u64,
+        peer_local: bool,
+    ) {
+        self.bytes_out += bytes_sent;
+        self.bytes_in += bytes_received;
+        self.pkts_out += pkts_sent;
+        self.pkts_in += pkts_received;
+        let total = bytes_sent + bytes_received;
+        if peer_local {
+            self.bytes_internal += total;
+        } else {
+            self.bytes_external += total;
+        }
+    }
     pub fn dportin(&self) -> u64 {
         self.dportin
     }
@@ -67,6 +88,15 @@ impl HostStats {
     pub fn fan_out(&self) -> u64 {
         self.fan_out
     }
+}
+
+/// One more connection in one direction of a host: `[connections,
+/// distinct ports, distinct peers]`, the last two counted when the flat
+/// set saw the (host, port) or (host, peer) key first.
+fn count_connection([connections, ports, peers]: [&mut u64; 3], new_port: bool, new_peer: bool) {
+    *connections += 1;
+    *ports += u64::from(new_port);
+    *peers += u64::from(new_peer);
 }
 
 /// Whether the responder answered the connection (see module docs).
@@ -112,35 +142,20 @@ impl HostTable {
     pub fn add(&mut self, c: &ConnRecord, ends: Locality) {
         let acc = accepted(c);
         let (orig_local, resp_local) = (ends.orig, ends.resp);
-        let total = c.orig_ip_bytes + c.resp_ip_bytes;
         let (oi, ri) = (self.id(c.orig_h), self.id(c.resp_h));
         let port = u64::from(oi) << 16 | u64::from(c.resp_p);
         let pair = u64::from(oi) << 32 | u64::from(ri);
-        let new_port_out = self.ports_out.insert(port);
-        let new_peer_out = self.pairs_out.insert(pair);
         {
             let o = &mut self.hosts[oi as usize].1;
-            o.outcnx += 1;
-            o.dportout += u64::from(new_port_out);
-            o.fan_out += u64::from(new_peer_out);
-            o.bytes_out += c.orig_ip_bytes;
-            o.bytes_in += c.resp_ip_bytes;
-            o.pkts_out += c.orig_pkts;
-            o.pkts_in += c.resp_pkts;
-            if resp_local {
-                o.bytes_internal += total;
-            } else {
-                o.bytes_external += total;
-            }
+            let (new_port, new_peer) = (self.ports_out.insert(port), self.pairs_out.insert(pair));
+            count_connection([&mut o.outcnx, &mut o.dportout, &mut o.fan_out], new_port, new_peer);
+            o.add_traffic(c.orig_ip_bytes, c.resp_ip_bytes, c.orig_pkts, c.resp_pkts, resp_local);
         }
         if acc {
             let port = u64::from(ri) << 16 | u64::from(c.resp_p);
-            let new_port_in = self.ports_in.insert(port);
-            let new_peer_in = self.pairs_in.insert(pair);
             let r = &mut self.hosts[ri as usize].1;
-            r.incnx += 1;
-            r.dportin += u64::from(new_port_in);
-            r.fan_in += u64::from(new_peer_in);
+            let (new_port, new_peer) = (self.ports_in.insert(port), self.pairs_in.insert(pair));
+            count_connection([&mut r.incnx, &mut r.dportin, &mut r.fan_in], new_port, new_peer);
             if c.ip_proto == ip_proto::TCP && c.history.contains('h') {
                 r.accepted_tcp = true;
             }
@@ -154,15 +169,7 @@ impl HostTable {
             }
         }
         let r = &mut self.hosts[ri as usize].1;
-        r.bytes_in += c.orig_ip_bytes;
-        r.bytes_out += c.resp_ip_bytes;
-        r.pkts_in += c.orig_pkts;
-        r.pkts_out += c.resp_pkts;
-        if orig_local {
-            r.bytes_internal += total;
-        } else {
-            r.bytes_external += total;
-        }
+        r.add_traffic(c.resp_ip_bytes, c.orig_ip_bytes, c.resp_pkts, c.orig_pkts, orig_local);
     }
 
     /// Servers learned from the trace, plus the given ones.
@@ -205,6 +212,46 @@ mod tests {
     use std::collections::{BTreeMap, BTreeSet};
     use tracelab_flow::{ConnState, Uid};
 
+    /// A record with what [`HostTable::add`] reads: the two endpoints, the
+    /// protocol, the history and each side's (packets, IP bytes); the other
+    /// fields empty.
+    fn record(
+        (orig_h, orig_p): (Addr, u16),
+        (resp_h, resp_p): (Addr, u16),
+        ip_proto: u8,
+        history: &str,
+        (orig_pkts, orig_ip_bytes): (u64, u64),
+        (resp_pkts, resp_ip_bytes): (u64, u64),
+    ) -> ConnRecord {
+        ConnRecord {
+            ts_ns: 0,
+            uid: Uid::parse("C0123456789abcdefg").unwrap(),
+            orig_h,
+            orig_p,
+            resp_h,
+            resp_p,
+            ip_proto,
+            service: None,
+            duration_ns: None,
+            orig_bytes: None,
+            resp_bytes: None,
+            conn_state: ConnState::OTH,
+            missed_bytes: 0,
+            history: history.to_string(),
+            orig_pkts,
+            orig_ip_bytes,
+            resp_pkts,
+            resp_ip_bytes,
+            last_ts_ns: 0,
+            handshake_complete: false,
+            closed: false,
+            rtt: Default::default(),
+            transfer: None,
+            well_behaved: false,
+            load_bins: Default::default(),
+        }
+    }
+
     /// The flat sets count what the definition counts: per host, the sets
     /// of destination ports and peers of its initiated and accepted
     /// connections (kept here as four sets per host, the plain reading).
@@ -231,49 +278,20 @@ mod tests {
             udp_answered: BTreeMap<u16, BTreeSet<(Addr, u16)>>,
         }
         let mut want: BTreeMap<Addr, Want> = BTreeMap::new();
-        for i in 0..3000u32 {
-            let c = ConnRecord {
-                ts_ns: i64::from(i),
-                uid: Uid::parse("C0123456789abcdefg").unwrap(),
-                orig_h: addrs[next(14) as usize],
-                orig_p: 40000 + next(3) as u16,
-                resp_h: addrs[next(14) as usize],
-                resp_p: [22, 53, 80, 443, 8080][next(5) as usize],
-                ip_proto: [ip_proto::TCP, ip_proto::UDP][next(2) as usize],
-                service: None,
-                duration_ns: None,
-                orig_bytes: None,
-                resp_bytes: None,
-                conn_state: ConnState::OTH,
-                missed_bytes: 0,
-                history: histories[next(8) as usize].to_string(),
-                orig_pkts: next(5),
-                orig_ip_bytes: next(5000),
-                resp_pkts: next(3),
-                resp_ip_bytes: next(5000),
-                last_ts_ns: i64::from(i),
-                handshake_complete: false,
-                closed: false,
-                rtt: Default::default(),
-                transfer: None,
-                well_behaved: false,
-                load_bins: Default::default(),
-            };
+        for _ in 0..3000 {
+            let c = record(
+                (addrs[next(14) as usize], 40000 + next(3) as u16),
+                (addrs[next(14) as usize], [22, 53, 80, 443, 8080][next(5) as usize]),
+                [ip_proto::TCP, ip_proto::UDP][next(2) as usize],
+                histories[next(8) as usize],
+                (next(5), next(5000)),
+                (next(3), next(5000)),
+            );
             table.add(&c, Locality::of(&local, &c.orig_h, &c.resp_h));
-            let total = c.orig_ip_bytes + c.resp_ip_bytes;
             let o = want.entry(c.orig_h).or_default();
             o.stats.outcnx += 1;
             o.ports_out.insert(c.resp_p);
             o.peers_out.insert(c.resp_h);
-            o.stats.bytes_out += c.orig_ip_bytes;
-            o.stats.bytes_in += c.resp_ip_bytes;
-            o.stats.pkts_out += c.orig_pkts;
-            o.stats.pkts_in += c.resp_pkts;
-            if local.is_local(&c.resp_h) {
-                o.stats.bytes_internal += total;
-            } else {
-                o.stats.bytes_external += total;
-            }
             let r = want.entry(c.resp_h).or_default();
             if accepted(&c) {
                 r.stats.incnx += 1;
@@ -284,14 +302,19 @@ mod tests {
                     r.udp_answered.entry(c.resp_p).or_default().insert((c.orig_h, c.orig_p));
                 }
             }
-            r.stats.bytes_in += c.orig_ip_bytes;
-            r.stats.bytes_out += c.resp_ip_bytes;
-            r.stats.pkts_in += c.orig_pkts;
-            r.stats.pkts_out += c.resp_pkts;
-            if local.is_local(&c.orig_h) {
-                r.stats.bytes_internal += total;
-            } else {
-                r.stats.bytes_external += total;
+            // Each end's traffic: (host, peer, bytes and packets sent, received).
+            let ends = [
+                (c.orig_h, c.resp_h, c.orig_ip_bytes, c.resp_ip_bytes, c.orig_pkts, c.resp_pkts),
+                (c.resp_h, c.orig_h, c.resp_ip_bytes, c.orig_ip_bytes, c.resp_pkts, c.orig_pkts),
+            ];
+            for (host, peer, bytes_sent, bytes_received, pkts_sent, pkts_received) in ends {
+                let s = &mut want.entry(host).or_default().stats;
+                s.bytes_out += bytes_sent;
+                s.bytes_in += bytes_received;
+                s.pkts_out += pkts_sent;
+                s.pkts_in += pkts_received;
+                let by_locality = if local.is_local(&peer) { &mut s.bytes_internal } else { &mut s.bytes_external };
+                *by_locality += bytes_sent + bytes_received;
             }
         }
         let got = table.sorted();
@@ -332,32 +355,9 @@ mod tests {
             Addr::v4([192, 0, 2, 2]),
             Addr::v4([192, 0, 2, 3]),
         );
-        let udp = |orig_h, orig_p, resp_h, resp_p, resp_pkts| ConnRecord {
-            ts_ns: 0,
-            uid: Uid::parse("C0123456789abcdefg").unwrap(),
-            orig_h,
-            orig_p,
-            resp_h,
-            resp_p,
-            ip_proto: ip_proto::UDP,
-            service: None,
-            duration_ns: Some(1),
-            orig_bytes: Some(30),
-            resp_bytes: Some(90),
-            conn_state: if resp_pkts > 0 { ConnState::SF } else { ConnState::S0 },
-            missed_bytes: 0,
-            history: if resp_pkts > 0 { "Dd" } else { "D" }.to_string(),
-            orig_pkts: 1,
-            orig_ip_bytes: 58,
-            resp_pkts,
-            resp_ip_bytes: 118 * resp_pkts,
-            last_ts_ns: 1,
-            handshake_complete: false,
-            closed: false,
-            rtt: Default::default(),
-            transfer: None,
-            well_behaved: false,
-            load_bins: Default::default(),
+        let udp = |orig_h, orig_p, resp_h, resp_p, resp_pkts| {
+            let history = if resp_pkts > 0 { "Dd" } else { "D" };
+            record((orig_h, orig_p), (resp_h, resp_p), ip_proto::UDP, history, (1, 58), (resp_pkts, 118 * resp_pkts))
         };
         let mut table = HostTable::default();
         for c in [
