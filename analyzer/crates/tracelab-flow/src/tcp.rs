@@ -380,34 +380,8 @@ impl Tcp {
         Self::scaled(c, code, &mut ep.win0_cnt, &mut ep.win0_thresh);
     }
 
-    /// TCPSessionAdapter::Process for one packet from `slot`: the common
-    /// established packet through [`Tcp::process_established`], every
-    /// other through [`Tcp::process_general`] (the one definition).
-    // Each argument is a packet field or flag; the per-packet path builds no struct.
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    pub fn process(
-        &mut self,
-        c: &mut Common,
-        slot: usize,
-        flags: u8,
-        base_seq: u32,
-        ack_seq: u32,
-        window: u16,
-        len: u32,
-        captured_all: bool,
-        ts: i64,
-        cfg: &TrackerConfig,
-    ) -> TcpOutcome {
-        if self.is_plain_established(slot, flags, window) {
-            self.process_established(c, slot, base_seq, ack_seq, len, captured_all, ts);
-            return TcpOutcome { established: false };
-        }
-        self.process_general(c, slot, flags, base_seq, ack_seq, window, len, captured_all, ts, cfg)
-    }
-
     /// Whether [`Tcp::process_established`] gives exactly what
-    /// [`Tcp::process_general`] would: flags ACK or ACK|PSH, both endpoints
+    /// the general steps of [`Tcp::process`] would: flags ACK or ACK|PSH, both endpoints
     /// Established and neither closed, the sender seen before, and a
     /// non-zero window.
     #[inline]
@@ -464,11 +438,15 @@ impl Tcp {
         }
     }
 
-    /// TCPSessionAdapter::Process for one packet from `slot`, every case.
+    /// TCPSessionAdapter::Process for one packet from `slot`. With
+    /// `FAST_PATH` (the tracker's call) the common established packet goes
+    /// through [`Tcp::process_established`]; without it every packet takes
+    /// the general steps below, the one definition, which
+    /// `fast_path_equals_general_path` holds the fast path to.
     // Each argument is a packet field or flag; the per-packet path builds no struct.
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn process_general(
+    pub fn process<const FAST_PATH: bool>(
         &mut self,
         c: &mut Common,
         slot: usize,
@@ -481,6 +459,10 @@ impl Tcp {
         ts: i64,
         cfg: &TrackerConfig,
     ) -> TcpOutcome {
+        if FAST_PATH && self.is_plain_established(slot, flags, window) {
+            self.process_established(c, slot, base_seq, ack_seq, len, captured_all, ts);
+            return TcpOutcome { established: false };
+        }
         let (syn, fin, rst, ack) = (flags & F::SYN != 0, flags & F::FIN != 0, flags & F::RST != 0, flags & F::ACK != 0);
         let peer = slot ^ 1;
         let len_i = len as i64;
@@ -694,6 +676,14 @@ impl Tcp {
         delta_last
     }
 
+    /// A FIN where it simply ends the endpoint (Established, SynSent,
+    /// SynAckSent): the endpoint is Closed and the connection closes with
+    /// its event. Returns (do_close, gen_event) for update_state_machine.
+    fn close_on_fin(&mut self, c: &mut Common, slot: usize, cfg: &TrackerConfig) -> (bool, bool) {
+        self.set_state(c, slot, EpState::Closed, cfg);
+        (true, true)
+    }
+
     // Each argument is a packet field or flag; the per-packet path builds no struct.
     #[allow(clippy::too_many_arguments)]
     #[inline]
@@ -750,9 +740,7 @@ impl Tcp {
                     }
                 }
                 if fin {
-                    self.set_state(c, slot, EpState::Closed, cfg);
-                    do_close = true;
-                    gen_event = true;
+                    (do_close, gen_event) = self.close_on_fin(c, slot, cfg);
                 }
                 if rst {
                     self.set_state(c, slot, EpState::Reset, cfg);
@@ -780,9 +768,7 @@ impl Tcp {
             }
             EpState::SynSent | EpState::SynAckSent => {
                 if fin {
-                    self.set_state(c, slot, EpState::Closed, cfg);
-                    do_close = true;
-                    gen_event = true;
+                    (do_close, gen_event) = self.close_on_fin(c, slot, cfg);
                 }
                 if rst {
                     self.set_state(c, slot, EpState::Reset, cfg);
@@ -1054,7 +1040,7 @@ mod tests {
     /// Random connections (handshake or not, sequence numbers near the
     /// wrap, in-order data, retransmissions, gaps, old and future acks,
     /// zero windows, cut payloads, stray SYN/FIN/RST/URG) fed packet by
-    /// packet to `process` and to `process_general` from equal states: the
+    /// packet to `process` with and without the fast path from equal states: the
     /// states (endpoints, timers, history, missed bytes) and outcomes must
     /// stay equal, and the fast path must have been taken often.
     #[test]
@@ -1104,8 +1090,8 @@ mod tests {
                     fast_taken += 1;
                 }
                 packets += 1;
-                let oa = a.0.process(&mut a.1, slot, flags, seq, ack, window, len, captured_all, ts, &cfg);
-                let ob = b.0.process_general(&mut b.1, slot, flags, seq, ack, window, len, captured_all, ts, &cfg);
+                let oa = a.0.process::<true>(&mut a.1, slot, flags, seq, ack, window, len, captured_all, ts, &cfg);
+                let ob = b.0.process::<false>(&mut b.1, slot, flags, seq, ack, window, len, captured_all, ts, &cfg);
                 assert_eq!(oa.established, ob.established);
                 assert_eq!(format!("{a:?}"), format!("{b:?}"), "packet {i}");
             }
@@ -1134,7 +1120,7 @@ mod tests {
                 ts += rng.below(cfg.tcp_attempt_delay_ns.max(1) as u64 * 2) as i64;
                 c.last_ns = ts;
                 let before = t.next_timer();
-                t.process(&mut c, slot, flags, seq, ack, 512, rng.below(2) as u32 * 100, true, ts, &cfg);
+                t.process::<true>(&mut c, slot, flags, seq, ack, 512, rng.below(2) as u32 * 100, true, ts, &cfg);
                 assert_eq!(t.next_timer(), t.earliest());
                 changes += u32::from(t.next_timer() != before);
                 if rng.below(4) == 0 {

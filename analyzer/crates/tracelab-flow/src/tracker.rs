@@ -563,7 +563,7 @@ impl Conn {
             Kind::Tcp(t) => {
                 let (tcp, m) = &mut **t;
                 let h = &p.tcp;
-                let out = tcp.process(
+                let out = tcp.process::<true>(
                     &mut self.c,
                     slot,
                     h.flags,
