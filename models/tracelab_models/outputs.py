@@ -104,26 +104,36 @@ def clean_stale(path: Path) -> None:
 
 
 @contextlib.contextmanager
-def atomic_file(path: Path | str, what: str = "output") -> Iterator[Path]:
-    """Yields a temporary sibling to write `path` into; renamed to `path` when
-    the block ends without an exception, removed otherwise."""
-    path = Path(path)
-    tmp = _sibling(path, "partial", os.getpid())
+def _staging(what: str, path: Path, staged: Path) -> Iterator[None]:
+    """The frame of an atomic output: the parent made and stale partials of
+    `path` cleaned first; an OSError about the output turned into one
+    OutputError; `staged` removed whatever happens (after a successful
+    rename it no longer exists)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         clean_stale(path)
-        yield tmp
-        if not tmp.exists():
-            raise OutputError(what, path, "nothing was written")
-        _fsync(tmp)
-        os.replace(tmp, path)
+        yield
     except OSError as e:
         if not _about_output(e, path):
             raise
         raise OutputError(what, path, _reason(e)) from e
     finally:
         with contextlib.suppress(OSError):
-            _remove(tmp)
+            _remove(staged)
+
+
+@contextlib.contextmanager
+def atomic_file(path: Path | str, what: str = "output") -> Iterator[Path]:
+    """Yields a temporary sibling to write `path` into; renamed to `path` when
+    the block ends without an exception, removed otherwise."""
+    path = Path(path)
+    tmp = _sibling(path, "partial", os.getpid())
+    with _staging(what, path, tmp):
+        yield tmp
+        if not tmp.exists():
+            raise OutputError(what, path, "nothing was written")
+        _fsync(tmp)
+        os.replace(tmp, path)
 
 
 @contextlib.contextmanager
@@ -134,9 +144,7 @@ def atomic_dir(path: Path | str, what: str = "output", owns: Callable[[Path], bo
     previous output of the same command: another directory is never replaced."""
     path = Path(path)
     staged = _sibling(path, "partial", os.getpid())
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        clean_stale(path)
+    with _staging(what, path, staged):
         if path.exists() and not path.is_dir():
             raise OutputError(what, path, "exists and is not a directory")
         if path.is_dir() and owns is not None and any(path.iterdir()) and not owns(path):
@@ -145,13 +153,6 @@ def atomic_dir(path: Path | str, what: str = "output", owns: Callable[[Path], bo
         staged.mkdir()
         yield staged
         _replace_dir(staged, path)
-    except OSError as e:
-        if not _about_output(e, path):
-            raise
-        raise OutputError(what, path, _reason(e)) from e
-    finally:
-        with contextlib.suppress(OSError):
-            _remove(staged)
 
 
 def _replace_dir(staged: Path, final: Path) -> None:
