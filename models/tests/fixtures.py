@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from tracelab_models import schema as S
+from tracelab_models.zeeklog import CONN_COLUMNS
 
 # The public test traces and Zeek baselines committed with the repository
 # (datasets/public/MANIFEST.md gives source and licence of each file).
@@ -27,25 +28,10 @@ def public_dataset(rel: str) -> Path:
     return path
 
 
+# The analyzer's connections table: Zeek's conn.log columns (as the Zeek log
+# reader types them), then the analyzer's own.
 _CONN_TYPES = {
-    S.TS: pa.float64(),
-    S.UID: pa.string(),
-    S.ORIG_H: pa.string(),
-    S.ORIG_P: pa.int32(),
-    S.RESP_H: pa.string(),
-    S.RESP_P: pa.int32(),
-    S.PROTO: pa.string(),
-    S.DURATION: pa.float64(),
-    S.ORIG_BYTES: pa.int64(),
-    S.RESP_BYTES: pa.int64(),
-    S.CONN_STATE: pa.string(),
-    S.HISTORY: pa.string(),
-    S.LOCAL_ORIG: pa.bool_(),
-    S.LOCAL_RESP: pa.bool_(),
-    S.ORIG_PKTS: pa.int64(),
-    S.ORIG_IP_BYTES: pa.int64(),
-    S.RESP_PKTS: pa.int64(),
-    S.RESP_IP_BYTES: pa.int64(),
+    **CONN_COLUMNS,
     S.SCOPE: pa.string(),
     S.CATEGORY: pa.string(),
     S.WELL_BEHAVED: pa.bool_(),
