@@ -127,3 +127,27 @@ def test_not_a_dataset_is_an_input_error(tmp_path):
     assert r.returncode == 3 and "not a directory" in r.stderr
     r = tracelab("query", str(tmp_path), "SELECT 1", cwd=tmp_path)
     assert r.returncode == 3 and "no table of a profile" in r.stderr
+
+
+def test_every_table_carries_its_schema_version(profile):
+    for path in sorted(profile.rglob("*.parquet")):
+        assert pq.read_metadata(path).metadata == {b"tracelab.schema_version": b"1.0"}, path
+
+
+def test_an_unknown_schema_major_is_refused_in_one_line(profile, tmp_path):
+    from tracelab_models.profile import ProfileError, read_table
+
+    future = tmp_path / "future"
+    shutil.copytree(profile, future)
+    hosts = pq.read_table(future / "hosts.parquet")
+    pq.write_table(hosts.replace_schema_metadata({b"tracelab.schema_version": b"9.0"}), future / "hosts.parquet")
+    r = query(future, "SELECT count(*) AS n FROM connections")
+    assert r.returncode != 0
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "hosts.parquet: schema version 9.0 is not supported (this tracelab reads 1.x" in r.stderr
+    with pytest.raises(ProfileError, match=r"hosts.parquet: schema version 9.0 is not supported"):
+        read_table(future, "hosts.parquet")
+    # A minor version ahead adds columns only: read.
+    pq.write_table(hosts.replace_schema_metadata({b"tracelab.schema_version": b"1.7"}), future / "hosts.parquet")
+    assert read_table(future, "hosts.parquet").num_rows == hosts.num_rows
+    assert query(future, "SELECT count(*) AS n FROM hosts").returncode == 0

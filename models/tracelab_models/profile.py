@@ -22,8 +22,28 @@ class ProfileError(Exception):
     """A profile file is missing, unreadable or lacks required columns."""
 
 
+# The major version of the tables' schema this code reads: the analyzer writes
+# `tracelab.schema_version` ("MAJOR.MINOR") in every Parquet file's key-value
+# metadata and changes the major when a column changes type or meaning
+# (docs/analyzer.md "Schema version"). Files without the key predate it and
+# have the schema of major 1.
+SCHEMA_MAJOR = 1
+SCHEMA_VERSION_KEY = b"tracelab.schema_version"
+
+
+def check_schema_version(path, metadata: dict | None) -> None:
+    """Refuse a file whose schema major version is not ``SCHEMA_MAJOR``, in one line."""
+    version = (metadata or {}).get(SCHEMA_VERSION_KEY, b"%d.0" % SCHEMA_MAJOR).decode("utf-8", "replace")
+    major = version.split(".", 1)[0]
+    if major != str(SCHEMA_MAJOR):
+        raise ProfileError(
+            f"{path}: schema version {version} is not supported "
+            f"(this tracelab reads {SCHEMA_MAJOR}.x; profile the trace again with this version)"
+        )
+
+
 def read_table(profile_dir: str | Path, name: str, columns=None, required=True) -> pa.Table | None:
-    """Read ``profile_dir/name``; check that ``columns`` exist."""
+    """Read ``profile_dir/name``; check its schema version and that ``columns`` exist."""
     path = Path(profile_dir) / name
     if not path.exists():
         if required:
@@ -33,6 +53,7 @@ def read_table(profile_dir: str | Path, name: str, columns=None, required=True) 
         table = pq.read_table(path)
     except (OSError, pa.ArrowException) as e:
         raise ProfileError(f"{path}: not a readable Parquet file ({e})") from e
+    check_schema_version(path, table.schema.metadata)
     missing = [c for c in (columns or ()) if c not in table.column_names]
     if missing:
         raise ProfileError(f"{path}: missing column(s) {', '.join(missing)}")

@@ -74,9 +74,26 @@ def connect(dataset: Path):
     if not sources:
         raise CommandError(INPUT, f"{dataset}: no table of a profile found ({', '.join(TABLES)} as Parquet)")
     con = duckdb.connect()
+    _check_schema_versions(con, dataset)
     for name, sql in sources.items():
         con.execute(f"CREATE VIEW {name} AS {sql}")
     return con, sources
+
+
+def _check_schema_versions(con, dataset: Path) -> None:
+    """Refuse, in one line, a dataset with a file of a schema major version this
+    tracelab does not read (`tracelab.schema_version` in the files' metadata)."""
+    from tracelab_models.profile import SCHEMA_VERSION_KEY, ProfileError, check_schema_version
+
+    files = sorted(str(f) for f in dataset.rglob("*.parquet"))
+    rows = con.execute(
+        "SELECT file_name, value FROM parquet_kv_metadata(?) WHERE key = ?", [files, SCHEMA_VERSION_KEY]
+    ).fetchall()
+    try:
+        for file_name, value in rows:
+            check_schema_version(file_name, {SCHEMA_VERSION_KEY: bytes(value)})
+    except ProfileError as e:
+        raise CommandError(INPUT, str(e)) from e
 
 
 def run_sql(con, sql: str):

@@ -13,7 +13,7 @@ use tracelab_analyzer::scope::{Cidr, CidrError, LocalNets};
 use tracelab_analyzer::summary::{print_human, summary_json, write_summary};
 use tracelab_decode::Addr;
 use tracelab_flow::TrackerConfig;
-use tracelab_output::table::Codec;
+use tracelab_output::table::{Codec, ZSTD_LEVEL};
 use tracelab_pcap::chain::{boundaries, Part};
 
 // mimalloc's 2 MiB pages: first-touch page faults on the 2 M-packet tcpmix
@@ -61,6 +61,7 @@ enum Reader {
 enum Compression {
     None,
     Snappy,
+    Zstd,
 }
 
 /// Profile a pcap/pcapng trace (optionally gzip-compressed): connections with
@@ -105,7 +106,7 @@ struct Args {
     /// Frame reader
     #[arg(long, value_enum, default_value_t = Reader::Native)]
     reader: Reader,
-    /// Parquet page compression: none (fastest; files ~1.9x larger) or snappy
+    /// Parquet page compression: none (fastest; files ~1.9x larger), snappy or zstd
     #[arg(long, value_enum, default_value_t = Compression::None)]
     compression: Compression,
     /// Print summary.json instead of the human summary
@@ -196,6 +197,7 @@ fn build_config(a: &Args) -> Result<(ProfileConfig, serde_json::Value), ConfigEr
             compression: match a.compression {
                 Compression::None => Codec::None,
                 Compression::Snappy => Codec::Snappy,
+                Compression::Zstd => Codec::Zstd(ZSTD_LEVEL),
             },
             progress: !a.no_progress,
             roles: a.roles.as_deref().map(RoleModel::load).transpose()?.map(std::sync::Arc::new),

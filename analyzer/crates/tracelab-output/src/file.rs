@@ -13,15 +13,16 @@
 //! readers trust the min/max. Not written: page indexes (ColumnIndex,
 //! OffsetIndex: with one page per chunk they would repeat the chunk
 //! statistics), bloom filters, page-level statistics, page encoding stats,
-//! nested or repeated columns, and any key-value metadata (pyarrow and
-//! DuckDB derive the same column types from the Parquet schema alone).
+//! nested or repeated columns. The key-value metadata holds the schema's
+//! version (`tracelab.schema_version`) only: pyarrow and DuckDB derive the
+//! same column types from the Parquet schema alone.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use crate::column::{Columns, Encode, MinMax};
-use crate::schema::{Codec, Kind};
+use crate::schema::{Codec, Kind, SCHEMA_VERSION};
 use crate::thrift::{self, Compact};
 
 const MAGIC: &[u8; 4] = b"PAR1";
@@ -41,6 +42,7 @@ const DATA_PAGE: i32 = 0;
 const DICTIONARY_PAGE: i32 = 2;
 const UNCOMPRESSED: i32 = 0;
 const SNAPPY: i32 = 1;
+const ZSTD: i32 = 6;
 
 fn physical_type(k: Kind) -> i32 {
     match k {
@@ -92,12 +94,14 @@ pub struct FileWriter {
     late: usize,
     codec: Codec,
     groups: Vec<RowGroup>,
-    /// A page's uncompressed body, its Snappy form, and a page header or the
-    /// footer: reused from page to page.
+    /// A page's uncompressed body, its compressed form, and a page header
+    /// or the footer: reused from page to page, as are the compressors'
+    /// states.
     body: Vec<u8>,
     packed: Vec<u8>,
     header: Vec<u8>,
     snappy: snap::raw::Encoder,
+    zstd: Option<zstd::bulk::Compressor<'static>>,
 }
 
 impl FileWriter {
@@ -118,6 +122,10 @@ impl FileWriter {
             packed: Vec::new(),
             header: Vec::new(),
             snappy: snap::raw::Encoder::new(),
+            zstd: match codec {
+                Codec::Zstd(level) => Some(zstd::bulk::Compressor::new(level)?),
+                Codec::None | Codec::Snappy => None,
+            },
         })
     }
 
@@ -195,6 +203,14 @@ impl FileWriter {
                 self.packed.truncate(n);
                 (&self.packed, &[][..])
             }
+            Codec::Zstd(_) => {
+                self.body.extend_from_slice(tail);
+                self.packed.clear();
+                self.packed.reserve(zstd::zstd_safe::compress_bound(self.body.len()));
+                let z = self.zstd.as_mut().expect("a ZSTD file has a compressor");
+                z.compress_to_buffer(&self.body[..], &mut self.packed)?;
+                (&self.packed, &[][..])
+            }
         };
         let stored = body.len() + tail.len();
         let size = |n: usize| i32::try_from(n).map_err(|_| io::Error::other("a Parquet page is limited to 2 GiB"));
@@ -248,7 +264,14 @@ impl FileWriter {
                     f.list(2, thrift::I32, 2).elem_i32(PLAIN).elem_i32(RLE);
                 }
                 f.list(3, thrift::BINARY, 1).elem_binary(name.as_bytes());
-                f.i32(4, if self.codec == Codec::Snappy { SNAPPY } else { UNCOMPRESSED });
+                f.i32(
+                    4,
+                    match self.codec {
+                        Codec::None => UNCOMPRESSED,
+                        Codec::Snappy => SNAPPY,
+                        Codec::Zstd(_) => ZSTD,
+                    },
+                );
                 f.i64(5, c.values as i64).i64(6, c.uncompressed as i64).i64(7, c.size as i64);
                 f.i64(9, c.data_page as i64);
                 if c.dictionary {
@@ -272,6 +295,8 @@ impl FileWriter {
             }
             f.end();
         }
+        f.list(5, thrift::STRUCT, 1);
+        f.begin_elem().binary(1, b"tracelab.schema_version").binary(2, SCHEMA_VERSION.as_bytes()).end();
         f.binary(6, concat!("tracelab-analyzer version ", env!("CARGO_PKG_VERSION")).as_bytes());
         // Column orders: TYPE_DEFINED_ORDER for every column, without which
         // readers ignore min_value/max_value.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::column::{Columns, PerKind};
 use crate::file::FileWriter;
-pub use crate::schema::{Codec, Kind};
+pub use crate::schema::{Codec, Kind, SCHEMA_VERSION, ZSTD_LEVEL};
 
 /// The columns of a table being filled, and its rows so far. Rows are
 /// appended through `row()`, column after column, or a run at a time

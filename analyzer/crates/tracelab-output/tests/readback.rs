@@ -13,7 +13,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::{Compression, Type as PhysicalType};
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::statistics::Statistics;
-use tracelab_output::table::{Codec, Kind, ParquetTable};
+use tracelab_output::table::{Codec, Kind, ParquetTable, SCHEMA_VERSION, ZSTD_LEVEL};
 
 const COLUMNS: &[(&str, Kind)] = &[
     ("f", Kind::F64),
@@ -194,9 +194,23 @@ fn check_statistics(meta: &ParquetMetaData, rows: &[Row], group_rows: usize) {
 #[test]
 fn values_nulls_and_statistics_read_back() {
     let rows = rows(1037);
-    for (codec, compression) in [(Codec::None, Compression::UNCOMPRESSED), (Codec::Snappy, Compression::SNAPPY)] {
-        let path = write(&format!("t-{}.parquet", codec.name()), &rows, codec, 100);
+    for (codec, compression) in [
+        (Codec::None, Compression::UNCOMPRESSED),
+        (Codec::Snappy, Compression::SNAPPY),
+        // The reader reports ZSTD at its default level whatever the writer's.
+        (Codec::Zstd(ZSTD_LEVEL), Compression::ZSTD(Default::default())),
+        (Codec::Zstd(3), Compression::ZSTD(Default::default())),
+    ] {
+        let path = write(&format!("t-{codec:?}.parquet"), &rows, codec, 100);
         let (meta, batches) = read(&path);
+        let key_values: Vec<_> = meta
+            .file_metadata()
+            .key_value_metadata()
+            .expect("the schema's version is in the metadata")
+            .iter()
+            .map(|kv| (kv.key.as_str(), kv.value.as_deref()))
+            .collect();
+        assert_eq!(key_values, [("tracelab.schema_version", Some(SCHEMA_VERSION))]);
         let schema = meta.file_metadata().schema_descr();
         let types: Vec<_> = schema
             .columns()
@@ -255,7 +269,7 @@ fn an_empty_table_is_a_valid_file() {
 fn late_columns_read_back_with_their_row_groups() {
     let rows = rows(530);
     let late_columns = [("extra_label", Kind::Str), ("extra_n", Kind::I64)];
-    for codec in [Codec::None, Codec::Snappy] {
+    for codec in [Codec::None, Codec::Snappy, Codec::Zstd(ZSTD_LEVEL)] {
         let out = tmp(&format!("late-{}.parquet", codec.name()));
         let mut t = ParquetTable::with_late_columns(&out, COLUMNS, &late_columns, codec, 64).unwrap();
         for r in &rows {
