@@ -231,48 +231,19 @@ def _need(tool):
     return path
 
 
+def _tshark_fields(tshark: str, pcap_path, display_filter: str, *fields: str) -> str:
+    """tshark's tab-separated `fields` of the packets matching `display_filter`."""
+    cmd = [tshark, "-r", str(pcap_path), "-n", "-Y", display_filter, "-T", "fields"]
+    for field in fields:
+        cmd += ["-e", field]
+    return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
+
+
 def test_tshark_reads_it_clean_and_measures_the_same_rtts(synth):
     trace, pcap_path, _ = synth
     tshark = _need("tshark")
-    out = subprocess.run(
-        [
-            tshark,
-            "-r",
-            str(pcap_path),
-            "-n",
-            "-Y",
-            "_ws.malformed || _ws.expert.severity >= error",
-            "-T",
-            "fields",
-            "-e",
-            "frame.number",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert out.stdout.strip() == ""
-    out = subprocess.run(
-        [
-            tshark,
-            "-r",
-            str(pcap_path),
-            "-n",
-            "-Y",
-            "tcp.analysis.ack_rtt",
-            "-T",
-            "fields",
-            "-e",
-            "ip.src",
-            "-e",
-            "tcp.srcport",
-            "-e",
-            "tcp.analysis.ack_rtt",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    assert _tshark_fields(tshark, pcap_path, "_ws.malformed || _ws.expert.severity >= error", "frame.number") == ""
+    rtts = _tshark_fields(tshark, pcap_path, "tcp.analysis.ack_rtt", "ip.src", "tcp.srcport", "tcp.analysis.ack_rtt")
     truth = trace.connections
     # An ACK sent by a party at monitor-distance d acknowledges data seen 2 d earlier.
     half = {}
@@ -281,7 +252,7 @@ def test_tshark_reads_it_clean_and_measures_the_same_rtts(synth):
         half[_ip(truth["resp_h"][i]), int(truth["resp_p"][i]), _ip(truth["orig_h"][i]), int(truth["orig_p"][i])] = (
             2 * int(truth["d_resp_us"][i])
         )
-    lines = out.stdout.split("\n")
+    lines = rtts.split("\n")
     assert len(lines) > 1000
     client_side = 0
     for line in filter(None, lines):

@@ -407,25 +407,17 @@ def test_cli_writes_checks_and_skips_without_a_server(trex, real_model, tmp_path
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    done = subprocess.run(
-        [
-            str(trex),
-            str(Path(P.__file__).with_name("run_remote.py")),
-            str(tmp_path / "lab_stl.py"),
-            "--server",
-            "127.0.0.1",
-            "--sync-port",
-            str(port),
-            "--kind",
-            "stl",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_remote(trex, tmp_path / "lab_stl.py", port, timeout=60)
     assert done.returncode == 77, done.stderr
     assert done.stdout.startswith(f"SKIPPED (no TRex server: 127.0.0.1:{port}: ")
     print(done.stdout.strip())
+
+
+def run_remote(trex, profile: Path, port: int, timeout: int) -> subprocess.CompletedProcess:
+    """run_remote.py (in TRex's interpreter) on an STL profile against 127.0.0.1:port."""
+    script = Path(P.__file__).with_name("run_remote.py")
+    cmd = [str(trex), str(script), str(profile), "--server", "127.0.0.1", "--sync-port", str(port), "--kind", "stl"]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
 def test_cli_errors_name_the_problem(tmp_path, capsys):
@@ -444,22 +436,7 @@ def test_run_remote_fails_loudly_when_the_address_is_not_trex(trex, tmp_path):
         listener.bind(("127.0.0.1", 0))
         listener.listen(4)
         port = listener.getsockname()[1]
-        done = subprocess.run(
-            [
-                str(trex),
-                str(Path(P.__file__).with_name("run_remote.py")),
-                str(tmp_path / "lab_stl.py"),
-                "--server",
-                "127.0.0.1",
-                "--sync-port",
-                str(port),
-                "--kind",
-                "stl",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = run_remote(trex, tmp_path / "lab_stl.py", port, timeout=120)
     assert done.returncode == 1
     assert "SKIPPED" not in done.stdout
     assert done.stderr.startswith("FAILED (TRexError:"), done.stderr
