@@ -5,6 +5,8 @@
 # built (`make ns3`); exit 1 on any FAIL.
 #   same_decisions.py   every core's queue disc against the replay engine,
 #                       packet by packet, on real traces
+#   tl-ns3-jumbogen-decisions  JumboGen RED's queue disc against its core
+#                       driven directly (the engine has no JumboGen RED)
 #   spec_cases.tsv      TlParseSpec accepts and rejects the spec texts that
 #                       the engine's parser does, with the same messages
 #   tl-ns3-dumbbell     the thesis dumbbell with real TCP, a short overloaded
@@ -24,6 +26,9 @@ fi
 echo "== same decisions: ns-3 queue discs vs the replay engine ($(cat "$OUT/wheel/VERSION" 2>/dev/null || echo '?'))"
 "$PY" "$here/same_decisions.py" --driver "$OUT/tl-ns3-decisions"
 status=$?
+
+echo "== same decisions: JumboGen RED's queue disc vs its core driven directly (not in the engine)"
+"$OUT/tl-ns3-jumbogen-decisions" || status=1
 
 echo "== the spec grammar: TlParseSpec accepts and rejects as the engine (click-elements/tests/spec_cases.tsv)"
 "$PY" - "$OUT/tl-ns3-decisions" "$ROOT/click-elements/tests/spec_cases.tsv" <<'PY' || status=1
@@ -50,7 +55,7 @@ PY
 echo "== parameter ranges: an out-of-range parameter is fatal, named (click-elements/core/param_checks.hh)"
 trace="$ROOT/datasets/public/zeek-baselines/wikipedia/wikipedia.pcap"
 for c in 'efd(th=0)|th=0 out of range' 'xprotect(p_ins=0)|p_ins=0 out of range' 'ncqplus(alpha=1)|alpha=1 out of range' \
-  'lars(tau=0s)|tau=0 out of range'; do
+  'lars(tau=0s)|tau=0 out of range' 'jumbogenred(max_p=2)|max_p=2 out of range'; do
   spec=${c%%|*} want=${c#*|}
   err=$("$OUT/tl-ns3-decisions" "$trace" 1000000000 "$spec" /dev/null 2>&1 >/dev/null)
   rc=$?
@@ -66,7 +71,8 @@ echo "== the dumbbell with real TCP, one short overloaded run per adapter"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for q in fifo 'efd(th=30000)' pefd efdack run2c run2cack sift xprotect las lasack lars scfq ncq ncqplus mtqqtl \
-  'basicq(budgets=1ms, capacity=300)' 'chumq(budgets=1ms, capacity=300)' 'chutq(budgets=500us, capacity=300)'; do
+  'basicq(budgets=1ms, capacity=300)' 'chumq(budgets=1ms, capacity=300)' 'chutq(budgets=500us, capacity=300)' \
+  'jumbogenred(capacity=300, min_th=30, max_th=90)'; do
   dir="$work/$(echo "$q" | tr -c 'a-z0-9\n' _)"
   if ! "$OUT/tl-ns3-dumbbell" --qdisc="$q" --load=15e6 --duration=4 --drain=16 --out="$dir" >"$dir.log" 2>&1; then
     echo "FAIL dumbbell $q: exited $? ($(tail -n 1 "$dir.log"))"

@@ -33,6 +33,7 @@
 #include "sift.hh"
 #include "xprotect.hh"
 #include "fifo.hh"
+#include "jumbogen_red.hh"
 
 namespace ns3 {
 
@@ -308,7 +309,7 @@ bool TlCoreQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item) {
   p.handle = s;
   m_arriving = s;
   m_arrivalDropped = false;
-  m_core->enqueue(p, now);
+  Offer(item, p, now);
   m_arriving = UINT64_MAX;
   bool admitted = !m_arrivalDropped;
   if (admitted) {
@@ -799,6 +800,125 @@ class TlMtqQtlQueueDisc final : public TlQueueDisc<tracelab::MtqQtlQueue, tracel
 };
 NS_OBJECT_ENSURE_REGISTERED(TlMtqQtlQueueDisc);
 
+// JumboGen-aware RED with partial drop (§5.3), for core routers. A plain
+// packet is dropped with RED's probability; a JumboGram (an IPv4 packet of
+// protocol `Proto` whose payload is the chunk_format.hh encoding, as a
+// chunking queue disc's TlChunkItem) is selected with dropPercent and, in
+// partial mode, loses trailing packets: it is served with the
+// shortened payload (and IP total length), as the Click element rewrites it.
+class TlJumboGenRedQueueDisc final : public TlQueueDisc<tracelab::JumboGenRed, tracelab::JumboRedConfig> {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = [] {
+      using tracelab::JumboRedMode;
+      const tracelab::JumboRedConfig d;
+      return TypeId("ns3::TlJumboGenRedQueueDisc")
+          .SetParent<TlCoreQueueDisc>()
+          .SetGroupName("TrafficControl")
+          .AddConstructor<TlJumboGenRedQueueDisc>()
+          .AddAttribute("Mode", "mode: partial | full | standard (a JumboGram as one packet)", EnumValue(d.mode),
+                        MakeEnumAccessor<JumboRedMode>(&TlJumboGenRedQueueDisc::m_mode),
+                        MakeEnumChecker(JumboRedMode::kPartialDrop, "partial", JumboRedMode::kFullDrop, "full",
+                                        JumboRedMode::kStandard, "standard"))
+          .AddAttribute("MinTh", "min_th: queue units (encapsulated packets in partial mode, items otherwise)",
+                        DoubleValue(d.min_th), MakeDoubleAccessor(&TlJumboGenRedQueueDisc::m_minTh),
+                        MakeDoubleChecker<double>())
+          .AddAttribute("MaxTh", "max_th: queue units", DoubleValue(d.max_th),
+                        MakeDoubleAccessor(&TlJumboGenRedQueueDisc::m_maxTh), MakeDoubleChecker<double>())
+          .AddAttribute("MaxP", "max_p: RED's drop probability at max_th", DoubleValue(d.max_p),
+                        MakeDoubleAccessor(&TlJumboGenRedQueueDisc::m_maxP), MakeDoubleChecker<double>())
+          .AddAttribute("WQ", "w_q: RED's EWMA weight of the queue length (the seed's α of §4)", DoubleValue(d.w_q),
+                        MakeDoubleAccessor(&TlJumboGenRedQueueDisc::m_wQ), MakeDoubleChecker<double>())
+          .AddAttribute("MinPktDrop", "min_pkt_drop: share of a selected JumboGram's packets cut at min_th",
+                        DoubleValue(d.min_pkt_drop), MakeDoubleAccessor(&TlJumboGenRedQueueDisc::m_minPktDrop),
+                        MakeDoubleChecker<double>())
+          .AddAttribute("MaxPktDrop", "max_pkt_drop: the share cut at max_th", DoubleValue(d.max_pkt_drop),
+                        MakeDoubleAccessor(&TlJumboGenRedQueueDisc::m_maxPktDrop), MakeDoubleChecker<double>())
+          .AddAttribute("JgFractionWeight", "jg_fraction_weight: EWMA weight of the JumboGram share of arrivals",
+                        DoubleValue(d.jg_fraction_weight),
+                        MakeDoubleAccessor(&TlJumboGenRedQueueDisc::m_jgFractionWeight), MakeDoubleChecker<double>())
+          .AddAttribute("Capacity", "capacity: queue units, tail drop of the whole arrival", UintegerValue(d.capacity),
+                        MakeUintegerAccessor(&TlJumboGenRedQueueDisc::m_capacity), MakeUintegerChecker<uint64_t>(1))
+          .AddAttribute("RingSlots", "ring_slots: items the queue can hold", UintegerValue(d.ring_slots),
+                        MakeUintegerAccessor(&TlJumboGenRedQueueDisc::m_ringSlots),
+                        MakeUintegerChecker<uint64_t>(1, 1u << 24))
+          .AddAttribute("Seed", "seed: RED's drop draws", UintegerValue(d.seed),
+                        MakeUintegerAccessor(&TlJumboGenRedQueueDisc::m_seed), MakeUintegerChecker<uint64_t>())
+          .AddAttribute("Proto", "proto: the IPv4 protocol number of JumboGrams", UintegerValue(TlChunkItem::kProtocol),
+                        MakeUintegerAccessor(&TlJumboGenRedQueueDisc::m_proto), MakeUintegerChecker<uint8_t>())
+          .AddTraceSource("PartialDrop", "a JumboGram lost trailing packets: the item as stored, packets removed",
+                          MakeTraceSourceAccessor(&TlJumboGenRedQueueDisc::m_partialDrop),
+                          "ns3::TlJumboGenRedQueueDisc::PartialDropCallback");
+    }();
+    return tid;
+  }
+  typedef void (*PartialDropCallback)(Ptr<const QueueDiscItem> item, uint16_t removed);
+
+ protected:
+  tracelab::JumboRedConfig MakeConfig() const override {
+    tracelab::JumboRedConfig c;
+    c.mode = m_mode;
+    c.min_th = m_minTh;
+    c.max_th = m_maxTh;
+    c.max_p = m_maxP;
+    c.w_q = m_wQ;
+    c.min_pkt_drop = m_minPktDrop;
+    c.max_pkt_drop = m_maxPktDrop;
+    c.jg_fraction_weight = m_jgFractionWeight;
+    c.capacity = m_capacity ? m_capacity : c.capacity;
+    c.ring_slots = m_ringSlots;
+    c.seed = m_seed;
+    m_buffer.capacity = c.capacity;  // for GetMaxSize(): the queue units
+    m_buffer.granularity = tracelab::Granularity::kPackets;
+    return c;
+  }
+  void Offer(Ptr<const QueueDiscItem> item, const tracelab::Packet& p, tracelab::Time now) override {
+    Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+    if (!ip || ip->GetHeader().GetProtocol() != m_proto) {
+      m_mech->enqueue(p, now);
+      return;
+    }
+    // The core reads and may cut the JumboGram in place: a copy of the
+    // payload, in a buffer kept across arrivals.
+    const uint32_t len = ip->GetPacket()->GetSize();
+    if (m_bytes.size() < len) m_bytes.resize(len);
+    ip->GetPacket()->CopyData(m_bytes.data(), len);
+    const tracelab::JumboRedResult r = m_mech->enqueue_jumbogram(p, m_bytes.data(), len, now);
+    if (r.removed == 0 || !r.queued) return;
+    Ipv4Header h = ip->GetHeader();
+    h.SetPayloadSize(static_cast<uint16_t>(r.new_length));
+    Ptr<Ipv4QueueDiscItem> cut = Create<Ipv4QueueDiscItem>(
+        Create<Packet>(m_bytes.data(), static_cast<uint32_t>(r.new_length)), ip->GetAddress(), ip->GetProtocol(), h);
+    m_partialDrop(cut, r.removed);
+    // ns-3 accounts the arrival as enqueued whole (received = dropped +
+    // enqueued bytes): the stored item stays the one that arrived, and the
+    // cut one leaves in its place (Output).
+    const size_t slot = static_cast<size_t>(p.handle);
+    if (m_cut.size() <= slot) m_cut.resize(slot + 1);
+    m_cut[slot] = cut;
+  }
+  Ptr<QueueDiscItem> Output(std::vector<Ptr<QueueDiscItem>>& items, const tracelab::Batch& batch,
+                            tracelab::Time now) override {
+    Ptr<QueueDiscItem> out = TlCoreQueueDisc::Output(items, batch, now);
+    const size_t slot = static_cast<size_t>(batch.packets[0].handle);
+    if (slot >= m_cut.size() || !m_cut[slot]) return out;
+    Ptr<QueueDiscItem> cut = m_cut[slot];
+    m_cut[slot] = nullptr;
+    cut->SetTimeStamp(out->GetTimeStamp());
+    return cut;
+  }
+
+ private:
+  tracelab::JumboRedMode m_mode = tracelab::JumboRedMode::kPartialDrop;
+  double m_minTh = 0, m_maxTh = 0, m_maxP = 0, m_wQ = 0, m_minPktDrop = 0, m_maxPktDrop = 0, m_jgFractionWeight = 0;
+  uint64_t m_ringSlots = 0, m_seed = 0;
+  uint8_t m_proto = TlChunkItem::kProtocol;
+  std::vector<uint8_t> m_bytes;
+  std::vector<Ptr<QueueDiscItem>> m_cut;  // by slot: the shortened JumboGram to serve for a queued one
+  TracedCallback<Ptr<const QueueDiscItem>, uint16_t> m_partialDrop;
+};
+NS_OBJECT_ENSURE_REGISTERED(TlJumboGenRedQueueDisc);
+
 // --- the chunking queues (§6) ---------------------------------------------------
 
 NS_OBJECT_ENSURE_REGISTERED(TlClassTag);
@@ -1117,7 +1237,7 @@ const std::pair<const char*, const char*> kElements[] = {
     {"scfq", "ns3::TlScfqQueueDisc"},         {"ncq", "ns3::TlNcqQueueDisc"},
     {"ncqplus", "ns3::TlNcqPlusQueueDisc"},   {"mtqqtl", "ns3::TlMtqQtlQueueDisc"},
     {"basicq", "ns3::TlBasiCQQueueDisc"},     {"chumq", "ns3::TlChuMQQueueDisc"},
-    {"chutq", "ns3::TlChuTQQueueDisc"},
+    {"chutq", "ns3::TlChuTQQueueDisc"},       {"jumbogenred", "ns3::TlJumboGenRedQueueDisc"},
 };
 
 // push_out -> PushOut, p_ins -> PIns, th -> Th.

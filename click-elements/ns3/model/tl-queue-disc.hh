@@ -126,6 +126,11 @@ class TlCoreQueueDisc : public QueueDisc {
   // The core's view of an arriving item (default: TlDescribeItem), and what
   // the core changed in a served packet, to write back (default: nothing).
   virtual void Describe(Ptr<const QueueDiscItem> item, tracelab::Packet& p) const { TlDescribeItem(item, p); }
+  // Offer the arrival to the core (default: QueueCore::enqueue); a core with
+  // another entry point for some items (JumboGen RED's JumboGrams) overrides it.
+  virtual void Offer(Ptr<const QueueDiscItem>, const tracelab::Packet& p, tracelab::Time now) {
+    m_core->enqueue(p, now);
+  }
   virtual void OnServed(Ptr<QueueDiscItem>, const tracelab::Packet&) {}
   // Packets one dequeue may hand over (a chunking core's chunk: more than
   // one), and the item that leaves for them (default: the one packet).
