@@ -211,16 +211,6 @@ fn run(o: &Options) -> std::io::Result<()> {
     }
     w.into_inner().flush()?;
     let secs = started.elapsed().as_secs_f64();
-    let kinds = [Kind::LcRs, Kind::LcLs, Kind::RcLs, Kind::Dns];
-    let ends = [
-        End::Unanswered,
-        End::Rejected,
-        End::ClientFin,
-        End::ServerFin,
-        End::ClientRst,
-        End::ServerRst,
-        End::Datagram,
-    ];
     let fmt = |names: Vec<String>, counts: &[u64]| {
         names
             .iter()
@@ -244,8 +234,8 @@ fn run(o: &Options) -> std::io::Result<()> {
         n.connections,
         n.retransmissions,
         (last_ts - START_NS) as f64 / 1e9,
-        fmt(kinds.iter().map(|k| format!("{k:?}")).collect(), &n.by_kind),
-        fmt(ends.iter().map(|k| format!("{k:?}")).collect(), &n.by_end),
+        fmt(Kind::ALL.iter().map(|k| format!("{k:?}")).collect(), &n.by_kind),
+        fmt(End::ALL.iter().map(|k| format!("{k:?}")).collect(), &n.by_end),
         secs
     );
     Ok(())

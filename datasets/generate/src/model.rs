@@ -72,6 +72,25 @@ pub enum End {
     Datagram,
 }
 
+impl Kind {
+    /// Every kind, in the order of the generator's summary.
+    pub const ALL: [Kind; 4] = [Kind::LcRs, Kind::LcLs, Kind::RcLs, Kind::Dns];
+}
+
+impl End {
+    /// Every ending, in the order of the generator's summary; the TCP
+    /// endings first, so `End::ALL[i]` for i < 6 is a TCP one.
+    pub const ALL: [End; 7] = [
+        End::Unanswered,
+        End::Rejected,
+        End::ClientFin,
+        End::ServerFin,
+        End::ClientRst,
+        End::ServerRst,
+        End::Datagram,
+    ];
+}
+
 pub struct Conn {
     pub client: [u8; 4],
     pub server: [u8; 4],
@@ -316,7 +335,7 @@ fn lan_delay(rng: &mut Rng) -> i64 {
 
 /// Builds the next connection, opening at `t0`.
 pub fn connection(rng: &mut Rng, hosts: &mut Hosts, t0: i64) -> Conn {
-    let kind = [Kind::LcRs, Kind::LcLs, Kind::RcLs, Kind::Dns][rng.pick(&[0.42, 0.60, 0.70, 1.0])];
+    let kind = Kind::ALL[rng.pick(&[0.42, 0.60, 0.70, 1.0])];
     if kind == Kind::Dns {
         return dns(rng, hosts, t0);
     }
@@ -361,14 +380,8 @@ pub fn connection(rng: &mut Rng, hosts: &mut Hosts, t0: i64) -> Conn {
         retransmissions: 0,
         rng,
     };
-    let end = [
-        End::Unanswered,
-        End::Rejected,
-        End::ClientFin,
-        End::ServerFin,
-        End::ClientRst,
-        End::ServerRst,
-    ][tcp.rng.pick(&[0.03, 0.06, 0.58, 0.88, 0.96, 1.0])];
+    // Six cumulative weights: the pick is one of the TCP endings.
+    let end = End::ALL[tcp.rng.pick(&[0.03, 0.06, 0.58, 0.88, 0.96, 1.0])];
     match end {
         End::Unanswered => {
             // The SYN and its two retries (1 s, then 2 s later).
