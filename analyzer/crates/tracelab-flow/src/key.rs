@@ -501,4 +501,31 @@ mod tests {
             assert_eq!(uid(ts, &key, 0).as_str(), reference(ts, &key));
         }
     }
+
+    /// Zeek's counterpart tables (ICMP.cc, `ICMP4_counterpart` and
+    /// `ICMP6_counterpart`): each request/reply pair maps both ways and is
+    /// two-way; every other type is one-way and keeps its code as the
+    /// responder port. Checked for all 256 types, so no arm can go missing.
+    #[test]
+    fn icmp_counterparts_are_zeeks_pairs() {
+        let v4 = [(8, 0), (13, 14), (15, 16), (10, 9), (17, 18)];
+        let v6 = [(128, 129), (133, 134), (135, 136), (130, 131), (139, 140), (144, 145)];
+        for (pairs, counterpart) in
+            [(&v4[..], icmp4_counterpart as fn(u8, u8) -> (u8, bool)), (&v6[..], icmp6_counterpart)]
+        {
+            for t in 0..=255u8 {
+                let paired = pairs.iter().find_map(|&(a, b)| {
+                    if t == a {
+                        Some(b)
+                    } else if t == b {
+                        Some(a)
+                    } else {
+                        None
+                    }
+                });
+                let code = t.wrapping_mul(7);
+                assert_eq!(counterpart(t, code), paired.map_or((code, true), |other| (other, false)), "type {t}");
+            }
+        }
+    }
 }
