@@ -3,7 +3,7 @@
 #   make test    set up (with the test oracles), build, run every test suite
 # See docs/CONTRIBUTING.md for building and testing one part alone.
 
-.PHONY: demo test lint setup build ns3 baselines bench bench-analyzer bench-cores bench-engine clean help
+.PHONY: demo test lint setup build ns3 baselines bench bench-analyzer bench-cores bench-engine mutants clean help
 
 help:
 	@sed -n '2,4p' Makefile
@@ -48,6 +48,21 @@ bench-cores: build
 
 bench-engine: build
 	.venv/bin/python scripts/bench.py --only engine
+
+# Mutation testing, outside the per-commit CI run (docs/mutants.md records the
+# latest result): cargo-mutants over the flow tracker, every n-th mutant from
+# the k-th (MUTANTS_SHARD=k/n; 0/1 for all ~1400), and scripts/mutate-cpp.py
+# over the cores and the engine, bounded by count and time. cargo-mutants
+# copies analyzer/ into TMPDIR, where the crates' tests look for
+# datasets/public beside the copy: hence the link. Reports in build/mutants/.
+MUTANTS_SHARD ?= 0/8
+mutants: build
+	bash scripts/setup.sh --no-build --mutants
+	mkdir -p build/mutants/work
+	ln -sfn ../../../datasets build/mutants/work/datasets
+	-cd analyzer && TMPDIR=$(CURDIR)/build/mutants/work nice cargo mutants --package tracelab-flow \
+	  --sharding round-robin --shard $(MUTANTS_SHARD) --jobs 1 --timeout 300 --output ../build/mutants/rust
+	nice .venv/bin/python scripts/mutate-cpp.py --json build/mutants/cpp.json
 
 clean:
 	rm -rf build out analyzer/target
