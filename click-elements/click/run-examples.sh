@@ -115,8 +115,9 @@ for conf in "$here"/conf/*.click; do
       [ -n "$line" ] || continue
       check "IN_SERVICE: in = out + drops + queued" "$(field in "$line")" \
         "$(( $(field out "$line") + $(field drops "$line") + $(field length "$line") ))"
-      # The wire packet keeps one of the 50 places: at most 49 wait.
-      check "IN_SERVICE: highwater = CAPACITY - 1" "$(field highwater "$line")" 49
+      # The wire packet keeps one of the 50 places and counts in the
+      # high-water (algorithms.md §2): a full buffer reads 50.
+      check "IN_SERVICE: highwater = CAPACITY" "$(field highwater "$line")" 50
       echo "  (drops $plain without IN_SERVICE, $(field drops "$line") with)" ;;
     *)
       # The single-queue examples: a bulk download into a 300 kb/s link.
