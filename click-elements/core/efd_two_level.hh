@@ -14,6 +14,8 @@
 //        (EFD: its flow entry, so a departure needs no table lookup)
 //   void prefetch_flow(uint32_t ref)   optional: the packet with `ref` is the
 //        next to be served; start loading its flow state (default: nothing)
+// on_admit, on_unadmit and on_leave are optional too (default: nothing), for
+// mechanisms whose flow state does not follow the buffered packets.
 //
 // Space priority (push-out, §2, default on): an arrival meeting a full buffer
 // is conceptually inserted at its position and the packet at the physical
@@ -246,8 +248,12 @@ class TwoLevelQueue : public QueueCore {
  private:
   Mechanism& self() { return static_cast<Mechanism&>(*this); }
 
-  // Default hooks: no per-flow state to warm, no counters of its own.
+  // Default hooks: no per-flow state to warm or to keep per buffered packet,
+  // no counters of its own.
   void prefetch_flow(uint32_t) {}
+  void on_admit(const Packet&, Admission&) {}
+  void on_unadmit(const Packet&, const Admission&) {}
+  void on_leave(const Packet&, uint32_t, bool) {}
   void reset_mechanism_counters() {}
 
   // An arrival meeting a full buffer: push out, or drop it. Kept out of

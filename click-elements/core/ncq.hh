@@ -99,9 +99,6 @@ class NcqCore final : public TwoLevelQueue<NcqCore> {
     t2_ = std::clamp(cfg_.ncqthresh1 - (1.0 + cfg_.alpha) * tiny_rate, 0.0, cfg_.ncqthresh1);
     return false;
   }
-  void on_admit(const Packet&, Admission&) {}
-  void on_unadmit(const Packet&, const Admission&) {}
-  void on_leave(const Packet&, uint32_t, bool) {}
 
   NcqConfig cfg_;
   uint64_t r_ = 0;

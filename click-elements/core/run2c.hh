@@ -35,12 +35,11 @@ struct Run2cConfig {
 
 class Run2cCore final : public TwoLevelQueue<Run2cCore> {
  public:
-  explicit Run2cCore(const Run2cConfig& cfg = {})
-      : TwoLevelQueue(cfg.queue), cfg_(cfg), table_(cfg.flows.max_flows), scan_(cfg.flows) {}
+  explicit Run2cCore(const Run2cConfig& cfg = {}) : TwoLevelQueue(cfg.queue), cfg_(cfg), flows_(cfg.flows) {}
 
-  uint32_t flows() const { return table_.size(); }
-  uint32_t flows_highwater() const { return table_.highwater(); }
-  uint64_t untracked() const { return untracked_; }
+  uint32_t flows() const { return flows_.table.size(); }
+  uint32_t flows_highwater() const { return flows_.table.highwater(); }
+  uint64_t untracked() const { return flows_.untracked; }
 
  private:
   friend class TwoLevelQueue<Run2cCore>;
@@ -51,11 +50,11 @@ class Run2cCore final : public TwoLevelQueue<Run2cCore> {
   };
 
   Admission classify(const Packet& p, Time now) {
-    scan_.run(table_, now, [](const Entry&, Time) { return false; });
+    flows_.expire_idle(now);
     Admission a;
-    Entry* e = table_.find_or_insert(flow_key(p, cfg_.ack_aware ? FlowKey::kConnection : FlowKey::kFlow));
+    Entry* e = flows_.table.find_or_insert(flow_key(p, cfg_.ack_aware ? FlowKey::kConnection : FlowKey::kFlow));
     if (e == nullptr) {
-      ++untracked_;
+      ++flows_.untracked;
       return a;
     }
     a.prio = e->counter < cfg_.threshold ? Priority::kHigh : Priority::kLow;
@@ -63,18 +62,10 @@ class Run2cCore final : public TwoLevelQueue<Run2cCore> {
     e->last_seen = now;
     return a;
   }
-  void reset_mechanism_counters() {
-    table_.reset_highwater();
-    untracked_ = 0;
-  }
-  void on_admit(const Packet&, Admission&) {}
-  void on_unadmit(const Packet&, const Admission&) {}
-  void on_leave(const Packet&, uint32_t, bool) {}
+  void reset_mechanism_counters() { flows_.reset_counters(); }
 
   Run2cConfig cfg_;
-  FlowTable<Entry> table_;
-  IdleScan scan_;
-  uint64_t untracked_ = 0;
+  ScannedFlows<Entry> flows_;
 };
 
 }  // namespace tracelab

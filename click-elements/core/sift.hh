@@ -35,13 +35,13 @@ struct SiftConfig {
 class SiftCore final : public TwoLevelQueue<SiftCore> {
  public:
   explicit SiftCore(const SiftConfig& cfg = {})
-      : TwoLevelQueue(cfg.queue), cfg_(cfg), table_(cfg.flows.max_flows), scan_(cfg.flows), rng_(cfg.seed) {
+      : TwoLevelQueue(cfg.queue), cfg_(cfg), flows_(cfg.flows), rng_(cfg.seed) {
     if (cfg.sample_threshold == 0) throw std::invalid_argument("SIFT sample_threshold (Ts) must be >= 1");
   }
 
-  uint32_t flows() const { return table_.size(); }
-  uint32_t flows_highwater() const { return table_.highwater(); }
-  uint64_t untracked() const { return untracked_; }
+  uint32_t flows() const { return flows_.table.size(); }
+  uint32_t flows_highwater() const { return flows_.table.highwater(); }
+  uint64_t untracked() const { return flows_.untracked; }
 
  private:
   friend class TwoLevelQueue<SiftCore>;
@@ -51,18 +51,18 @@ class SiftCore final : public TwoLevelQueue<SiftCore> {
   };
 
   Admission classify(const Packet& p, Time now) {
-    scan_.run(table_, now, [](const Entry&, Time) { return false; });
+    flows_.expire_idle(now);
     Admission a;
-    Entry* e = table_.find(p.flow_hash);
+    Entry* e = flows_.table.find(p.flow_hash);
     if (e != nullptr) e->last_seen = now;
     if (e != nullptr && e->sampled >= cfg_.sample_threshold) {
       a.prio = Priority::kLow;
       return a;
     }
     if (rng_.uniform() < cfg_.probability) {
-      if (e == nullptr) e = table_.find_or_insert(p.flow_hash);
+      if (e == nullptr) e = flows_.table.find_or_insert(p.flow_hash);
       if (e == nullptr) {
-        ++untracked_;
+        ++flows_.untracked;
       } else {
         ++e->sampled;
         e->last_seen = now;
@@ -70,19 +70,11 @@ class SiftCore final : public TwoLevelQueue<SiftCore> {
     }
     return a;
   }
-  void reset_mechanism_counters() {
-    table_.reset_highwater();
-    untracked_ = 0;
-  }
-  void on_admit(const Packet&, Admission&) {}
-  void on_unadmit(const Packet&, const Admission&) {}
-  void on_leave(const Packet&, uint32_t, bool) {}
+  void reset_mechanism_counters() { flows_.reset_counters(); }
 
   SiftConfig cfg_;
-  FlowTable<Entry> table_;
-  IdleScan scan_;
+  ScannedFlows<Entry> flows_;
   Rng rng_;
-  uint64_t untracked_ = 0;
 };
 
 }  // namespace tracelab

@@ -34,11 +34,11 @@ struct XProtectConfig {
 class XProtectCore final : public TwoLevelQueue<XProtectCore> {
  public:
   explicit XProtectCore(const XProtectConfig& cfg = {})
-      : TwoLevelQueue(cfg.queue), cfg_(cfg), table_(cfg.flows.max_flows), scan_(cfg.flows), rng_(cfg.seed) {}
+      : TwoLevelQueue(cfg.queue), cfg_(cfg), flows_(cfg.flows), rng_(cfg.seed) {}
 
-  uint32_t flows() const { return table_.size(); }
-  uint32_t flows_highwater() const { return table_.highwater(); }
-  uint64_t untracked() const { return untracked_; }
+  uint32_t flows() const { return flows_.table.size(); }
+  uint32_t flows_highwater() const { return flows_.table.highwater(); }
+  uint64_t untracked() const { return flows_.untracked; }
 
  private:
   friend class TwoLevelQueue<XProtectCore>;
@@ -48,16 +48,16 @@ class XProtectCore final : public TwoLevelQueue<XProtectCore> {
   };
 
   Admission classify(const Packet& p, Time now) {
-    scan_.run(table_, now, [](const Entry&, Time) { return false; });
+    flows_.expire_idle(now);
     Admission a;
-    if (Entry* e = table_.find(p.flow_hash)) {
+    if (Entry* e = flows_.table.find(p.flow_hash)) {
       a.prio = e->bytes < cfg_.threshold ? Priority::kHigh : Priority::kLow;
       e->bytes += p.length;
       e->last_seen = now;
     } else if (rng_.uniform() < cfg_.insert_probability) {
-      e = table_.find_or_insert(p.flow_hash);
+      e = flows_.table.find_or_insert(p.flow_hash);
       if (e == nullptr) {
-        ++untracked_;
+        ++flows_.untracked;
       } else {
         e->bytes = cfg_.count_inserting_packet ? p.length : 0;
         e->last_seen = now;
@@ -65,19 +65,11 @@ class XProtectCore final : public TwoLevelQueue<XProtectCore> {
     }
     return a;
   }
-  void reset_mechanism_counters() {
-    table_.reset_highwater();
-    untracked_ = 0;
-  }
-  void on_admit(const Packet&, Admission&) {}
-  void on_unadmit(const Packet&, const Admission&) {}
-  void on_leave(const Packet&, uint32_t, bool) {}
+  void reset_mechanism_counters() { flows_.reset_counters(); }
 
   XProtectConfig cfg_;
-  FlowTable<Entry> table_;
-  IdleScan scan_;
+  ScannedFlows<Entry> flows_;
   Rng rng_;
-  uint64_t untracked_ = 0;
 };
 
 }  // namespace tracelab
