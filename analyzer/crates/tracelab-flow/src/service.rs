@@ -577,4 +577,16 @@ mod tests {
         assert_eq!(clues(T, 1, 2, b"", 0), 0);
         assert_eq!(clues(ip_proto::ICMP, 1, 2, b"GET / HTTP/1.1", 14), 0);
     }
+
+    /// The question-count bound: 64 questions are read (the length allows
+    /// them), 65 are not DNS.
+    #[test]
+    fn dns_question_count_bound_is_64() {
+        for (qd, dns) in [(64u8, true), (65, false)] {
+            let mut m = dns_query("a.b");
+            m[5] = qd;
+            let room = 12 + 5 * u32::from(qd);
+            assert_eq!(is_dns(&m, room), dns, "qd {qd}");
+        }
+    }
 }
