@@ -151,3 +151,22 @@ def test_an_unknown_schema_major_is_refused_in_one_line(profile, tmp_path):
     pq.write_table(hosts.replace_schema_metadata({b"tracelab.schema_version": b"1.7"}), future / "hosts.parquet")
     assert read_table(future, "hosts.parquet").num_rows == hosts.num_rows
     assert query(future, "SELECT count(*) AS n FROM hosts").returncode == 0
+
+
+def test_zstd_profile_reads_the_same_in_pyarrow_and_duckdb(profile, tmp_path):
+    r = tracelab("profile", str(TRACE), "--local", "10.0.0.0/8", "-o", "z", "--compression", "zstd", "--quiet",
+                 "--no-progress", cwd=tmp_path)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    import duckdb
+
+    for path in sorted(profile.rglob("*.parquet")):
+        zstd = tmp_path / "z" / path.relative_to(profile)
+        meta = pq.read_metadata(zstd)
+        codecs = {meta.row_group(g).column(c).compression for g in range(meta.num_row_groups)
+                  for c in range(meta.num_columns)}  # fmt: skip
+        assert codecs <= {"ZSTD"}, zstd
+        plain = pq.read_table(path)
+        assert pq.read_table(zstd).equals(plain), zstd
+        read = duckdb.sql(f"SELECT * FROM read_parquet('{zstd}')").arrow()
+        read = read.read_all() if hasattr(read, "read_all") else read
+        assert read.cast(plain.schema).equals(plain), zstd
