@@ -294,6 +294,16 @@ def derive_traffic(profile_dir, summary: dict, seed: int = 0) -> dict:
     r_key = np.char.add(r_key, role_r.astype(str))
     orig_h = _strings(conns, S.ORIG_H)
     resp_h = _strings(conns, S.RESP_H)
+    # Servers as hosts.parquet marks them (accepted TCP, or answered UDP on one
+    # port to several peers: docs/analyzer.md), so the model's count is the one
+    # a profile of the synthetic trace reports; without the table, accepted TCP.
+    host_table = read_table(profile_dir, S.HOSTS, [S.HOST, S.SERVER], required=False)
+    if host_table is not None:
+        t = host_table.to_pydict()
+        marked = {h for h, srv in zip(t[S.HOST], t[S.SERVER], strict=True) if srv}
+        is_server = np.isin(resp_h, sorted(marked))
+    else:
+        is_server = (proto == "tcp") & answered
     hosts = {}
     for where, lo, lr in (("local", local_o, local_r), ("remote", ~local_o, ~local_r)):
         keys = sorted(set(o_key[cls_sel & lo].tolist()) | set(r_key[cls_sel & lr].tolist()))
@@ -303,7 +313,7 @@ def derive_traffic(profile_dir, summary: dict, seed: int = 0) -> dict:
         host_all = np.concatenate([orig_h[mo], resp_h[mr]])
         table = _host_rows(None, keys, key_all, host_all, np.ones(len(host_all), dtype=bool))
         clients = {h for h in orig_h[mo]}
-        servers = {h for h in resp_h[mr & (proto == "tcp") & answered]}
+        servers = {h for h in resp_h[mr & is_server]}
         table["clients"] = len(clients)
         table["servers"] = len(servers)
         hosts[where] = table
