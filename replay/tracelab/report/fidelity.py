@@ -7,7 +7,6 @@ empirical CDF and CCDF on the same axes, from the same samples as the divergence
 from __future__ import annotations
 
 import html
-import json
 import warnings
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from scipy import stats
 from tracelab_models.fidelity import error_text, tolerance_text
 
 from .html import PALETTE, Page, ccdf, cdf, fig
-from .runs import ReportError
+from .runs import read_document
 
 # The original wide and solid under the synthetic thin and dashed: identical curves stay both visible.
 ORIG_STYLE = {"color": PALETTE[7], "lw": 2.4, "alpha": 0.8, "ms": 6}
@@ -27,18 +26,8 @@ def is_fidelity(path: Path) -> bool:
     return (path / "fidelity.json").is_file()
 
 
-def read_fidelity(path: Path) -> dict:
-    try:
-        d = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise ReportError(f"{path}: not a readable fidelity.json ({e})") from e
-    if d.get("schema") != "tracelab.fidelity":
-        raise ReportError(f"{path}: schema {d.get('schema')!r}, expected tracelab.fidelity")
-    return d
-
-
 def render(page: Page, fid_dir: Path, tag: str) -> dict:
-    d = read_fidelity(fid_dir / "fidelity.json")
+    d = read_document(fid_dir / "fidelity.json", "tracelab.fidelity")
     cfg = d.get("config") or {}
     page.h(2, f"Fidelity: {cfg.get('trace', fid_dir)}", nav=f"Fidelity {Path(str(cfg.get('trace', fid_dir))).name}")
     verdict = "pass" if not d.get("failed") else "fail"

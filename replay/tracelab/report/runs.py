@@ -38,14 +38,19 @@ def is_sweep(path: Path) -> bool:
     return (path / "sweep.json").is_file()
 
 
-def read_metrics(path: Path) -> dict:
+def read_document(path: Path, schema: str) -> dict:
+    """A tracelab JSON output whose `schema` must be `schema`; else one ReportError."""
     try:
-        m = json.loads(path.read_text())
+        d = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as e:
-        raise ReportError(f"{path}: not a readable metrics.json ({e})") from e
-    if m.get("schema") != "tracelab.replay.metrics":
-        raise ReportError(f"{path}: schema {m.get('schema')!r}, expected tracelab.replay.metrics")
-    return m
+        raise ReportError(f"{path}: not a readable {path.name} ({e})") from e
+    if d.get("schema") != schema:
+        raise ReportError(f"{path}: schema {d.get('schema')!r}, expected {schema}")
+    return d
+
+
+def read_metrics(path: Path) -> dict:
+    return read_document(path, "tracelab.replay.metrics")
 
 
 def render_run(page: Page, run_dir: Path, tag: str) -> dict:
