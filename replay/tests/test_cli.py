@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import resource
 import struct
+import subprocess
+import sys
 
 import pyarrow.parquet as pq
 import pytest
@@ -261,3 +266,25 @@ def test_config_file_with_relative_pcap_path_and_overrides(tmp_path, datasets):
     b = json.loads((tmp_path / "b" / "metrics.json").read_text())
     assert b["overall"]["dropped_total"] == 0
     assert b["config"]["nodes"][0]["element"] == "fifo(capacity=50, in_service=0)"
+
+
+def test_a_full_disk_while_the_engine_writes_its_pcap_is_exit_4(tmp_path, datasets):
+    """The engine checks its pcap writes itself: a file size limit below the
+    delivered pcap's size (EFBIG, as a full disk gives ENOSPC) ends the run
+    with one line naming the pcap and the reason, and nothing is left."""
+
+    def limit_file_size():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+
+    argv = ["replay", "run", "--pcap", str(datasets / TRACE), "--element", "fifo(capacity=300)", "--rate", "10G"]
+    argv += ["--out-pcap", str(tmp_path / "d.pcap"), "-o", str(tmp_path / "r"), "-q"]
+    done = subprocess.run(
+        [sys.executable, "-m", "tracelab.cli", *argv],
+        capture_output=True,
+        text=True,
+        preexec_fn=limit_file_size,
+        timeout=120,
+    )
+    assert done.returncode == 4
+    assert done.stderr == f"tracelab: error: cannot write '{tmp_path / 'd.pcap'}': {os.strerror(errno.EFBIG)}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

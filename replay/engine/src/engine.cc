@@ -3,7 +3,10 @@
 #include <pcap/pcap.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -223,6 +226,10 @@ struct Engine::Impl {
     }
     pending.resize(sources.size());
     source_at.assign(sources.size(), kNever);
+  }
+
+  [[noreturn]] void throw_write_error(int err) const {
+    throw std::runtime_error("cannot write '" + cfg.out_pcap + "': " + std::strerror(err));
   }
 
   ~Impl() {
@@ -509,6 +516,9 @@ struct Engine::Impl {
       h.caplen = static_cast<uint32_t>(f.bytes.size());
       h.len = f.wire_len;
       pcap_dump(reinterpret_cast<u_char*>(dumper), &h, f.bytes.data());
+      // pcap_dump returns nothing: its stdio stream keeps the error (a full
+      // disk, a file size limit), seen here at the first failed write.
+      if (ferror(pcap_dump_file(dumper))) throw_write_error(errno);
     }
     release(static_cast<uint32_t>(slot));
   }
@@ -661,7 +671,7 @@ struct Engine::Impl {
                      : all_nodes_are<ChuTQ>()    ? run_loop<ChuTQ>()
                                                  : run_loop<QueueCore>();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    if (dumper) pcap_dump_flush(dumper);
+    if (dumper && pcap_dump_flush(dumper) != 0) throw_write_error(errno);
     return result(end, wall);
   }
 

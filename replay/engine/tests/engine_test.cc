@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 
 #include "spec.hh"
 #include "test_pcap.hh"
@@ -358,6 +360,25 @@ TEST(Engine, OutPcapHasTheDeliveredPacketsAtTheirDeliveryTimes) {
   }
   pcap_close(p);
   EXPECT_EQ(ts, (std::vector<int64_t>{kT0 + 1000, kT0 + 2000}));
+}
+
+TEST(Engine, OutPcapWriteErrorsEndTheRunWithTheirReason) {
+  // /dev/full fails every write with ENOSPC: a handful of packets fail at the
+  // final flush, thousands at the write that overflows the stdio buffer.
+  for (const int n : {3, 4000}) {
+    std::vector<TestPacket> pkts;
+    for (int i = 0; i < n; ++i) pkts.push_back({kT0 + i * 2000LL, 1250});
+    RunConfig cfg;
+    cfg.sources = {"pcap(path=" + write_pcap("full_in.pcap", pkts) + ")"};
+    cfg.nodes = {NodeConfig{"fifo(capacity=10)", 10000000000ULL, 0, 0}};
+    cfg.out_pcap = "/dev/full";
+    try {
+      run(cfg);
+      ADD_FAILURE() << n << " packets written to /dev/full without an error";
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(std::string(e.what()), "cannot write '/dev/full': " + std::string(std::strerror(ENOSPC)));
+    }
+  }
 }
 
 TEST(Engine, ConfigurationErrorsAreClear) {

