@@ -459,6 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  tracelab replay run --pcap in.pcap --element 'efd(capacity=300,th=30000)' --rate 10G --load 0.9 -o out/r\n"
         "  tracelab replay sweep replay/sweeps/efd-vs-fifo.yaml -o out/sweep\n"
         "  tracelab replay trex stl out/demo/trace.model.json -o out/trex/stl_demo.py  (TRex profile)\n"
+        "  tracelab replay ns3 out/demo/trace.model.json --element efd --rate 10M -o out/ns3  (real TCP in ns-3)\n"
         "Run `tracelab replay run --help` for elements, sources and options.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -510,6 +511,10 @@ def main(argv: list[str] | None = None) -> int:
         from tracelab.trex.cli import main as trex_main
 
         return trex_main(argv[1:])
+    if argv[:1] == ["ns3"]:  # closed loop in ns-3: no engine run
+        from .ns3 import main as ns3_main
+
+        return ns3_main(argv[1:])
     parser = build_parser()
     ns = parser.parse_args(argv)
     ns.argv = ["tracelab", "replay", *argv]
