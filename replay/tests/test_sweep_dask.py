@@ -1,6 +1,7 @@
-"""`tracelab replay sweep --workers N | --scheduler ADDRESS`: the runs as Dask
-tasks (tracelab.scale.cluster) give the serial sweep's results, run for
-run, and a worker killed mid-sweep is replaced and its run done again."""
+"""`tracelab replay sweep` and `tracelab experiments run` with `--workers N |
+--scheduler ADDRESS`: the runs as Dask tasks (tracelab.scale.cluster) give
+the serial results, run for run, and a worker killed mid-sweep is replaced
+and its run done again."""
 
 from __future__ import annotations
 
@@ -82,3 +83,18 @@ def test_an_unreachable_scheduler_is_one_line_and_status_2(tmp_path, capsys):
     status = main(["sweep", str(spec), "-o", str(tmp_path / "s"), "-q", "--scheduler", "tcp://127.0.0.1:9"])
     err = capsys.readouterr().err.strip().splitlines()
     assert status == 2 and len(err) == 1 and "127.0.0.1:9" in err[0], err
+
+
+def test_experiments_on_two_workers_give_the_serial_results(tmp_path):
+    from tracelab.replay.experiments.cli import main as experiments
+
+    ids = ["E-CHK-1", "E-CHK-2", "E-CHK-3"]
+    results = {}
+    for name, options in (("serial", []), ("dask", ["--workers", "2"])):
+        assert experiments(["run", *ids, "--quick", "-o", str(tmp_path / name), *options]) == 0
+        results[name] = {}
+        for i in ids:
+            doc = json.loads((tmp_path / name / i / "result.json").read_text())
+            doc.pop("wall_s")
+            results[name][i] = doc
+    assert results["dask"] == results["serial"]

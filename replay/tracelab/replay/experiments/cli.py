@@ -6,6 +6,8 @@ seed, tool versions, the table of measured vs published values and the
 checks with their verdicts), each file atomically, then regenerates
 DIR/REPORT.md from every result.json in DIR, so experiments run at different
 times end up in one report. The raw outputs of ns-3 runs stay in DIR/ns3/.
+`--workers N` or `--scheduler ADDRESS` run each experiment as one Dask task
+(tracelab.scale.cluster), with the serial results for the same --seed.
 Exit status: 0 every check held, 1 some check failed (the report says
 which), 2 usage (an unknown experiment, ns-3 not built for a closed-loop
 one), 4 the results cannot be written.
@@ -25,6 +27,7 @@ from typing import Any
 
 from ... import __version__
 from ...errors import NEGATIVE, OK, OUTPUT, USAGE
+from ...scale.cluster import ClusterError, add_options, from_options, run_all
 from . import closed_loop
 from .outcome import Context
 from .registry import CLOSED, EXPERIMENTS, Experiment
@@ -64,6 +67,13 @@ def run_one(exp: Experiment, quick: bool, ctx: Context) -> dict[str, Any]:
         "checks": [c.as_json() for c in o.checks],
         "notes": o.notes,
     }
+
+
+def run_by_id(task: tuple[str, bool, Context]) -> dict[str, Any]:
+    """`run_one` of the experiment named `id`: what a Dask task is given
+    (the registry's experiments hold functions; their ids travel)."""
+    exp_id, quick, ctx = task
+    return run_one(EXPERIMENTS[exp_id], quick, ctx)
 
 
 def load_results(out: Path) -> list[dict[str, Any]]:
@@ -151,12 +161,21 @@ def cmd_run(ns: argparse.Namespace) -> int:
         return OUTPUT
     ctx = Context(seed=ns.seed, workdir=out / "ns3", jobs=ns.jobs)
     all_held = True
-    for i in ids:
-        result = run_one(EXPERIMENTS[i], ns.quick, ctx)
+
+    def done(k: int, result: dict[str, Any]) -> None:
+        nonlocal all_held
+        i = ids[k]
         (out / i).mkdir(exist_ok=True)
         write_atomically(out / i / RESULT, json.dumps(result, indent=1, ensure_ascii=False) + "\n")
         all_held &= result["held"] == result["checks_total"]
         print(f"{i}: {result['held']}/{result['checks_total']} checks held ({result['wall_s']:.0f} s)", file=sys.stderr)
+
+    # Each experiment is one task on --workers/--scheduler (tracelab.scale.cluster).
+    try:
+        run_all(run_by_id, [(i, ns.quick, ctx) for i in ids], from_options(ns), done)
+    except ClusterError as e:
+        print(f"tracelab experiments run: {e}", file=sys.stderr)
+        return USAGE
     write_atomically(out / "REPORT.md", render(load_results(out)))
     print(f"report: {out / 'REPORT.md'}", file=sys.stderr)
     return OK if all_held else NEGATIVE
@@ -175,5 +194,6 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--seed", type=int, default=1, help="shifts every random source (default 1: the report's)")
     r.add_argument("--jobs", type=int, default=2, help="ns-3 simulations run at once (default 2)")
     r.add_argument("-o", "--output", type=Path, required=True, help="the results directory")
+    add_options(r)
     ns = p.parse_args(argv)
     return cmd_list(ns) if ns.command == "list" else cmd_run(ns)
