@@ -78,6 +78,8 @@ fn main() -> ExitCode {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
+    // The profile's allocator settings (the same pages as the profile).
+    tracelab_analyzer::driver::without_huge_pages();
     let mut source = match tracelab_pcap::open(Path::new(trace)) {
         Ok(s) => s,
         Err(e) => {
