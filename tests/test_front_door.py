@@ -41,7 +41,18 @@ def test_help_imports_no_heavy_package():
     r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     loaded = r.stdout.strip().splitlines()[-1]
-    for heavy in ("numpy", "scipy", "pyarrow", "sklearn", "matplotlib", "tracelab_engine", "tracelab_models", "duckdb"):
+    for heavy in (
+        "numpy",
+        "scipy",
+        "pyarrow",
+        "sklearn",
+        "matplotlib",
+        "tracelab_engine",
+        "tracelab_models",
+        "duckdb",
+        "dask",
+        "distributed",
+    ):
         assert f"'{heavy}'" not in loaded, f"tracelab --help imports {heavy}"
 
 
