@@ -159,7 +159,9 @@ def cmd_run(ns: argparse.Namespace) -> int:
     except OSError as e:
         print(f"tracelab experiments run: cannot create {out}: {e.strerror}", file=sys.stderr)
         return OUTPUT
-    ctx = Context(seed=ns.seed, workdir=out / "ns3", jobs=ns.jobs)
+    # Absolute: a task on a --scheduler cluster's worker runs in that worker's
+    # directory (the workers then need DIR on a shared file system).
+    ctx = Context(seed=ns.seed, workdir=out.resolve() / "ns3", jobs=ns.jobs)
     all_held = True
 
     def done(k: int, result: dict[str, Any]) -> None:
