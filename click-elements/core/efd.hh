@@ -46,6 +46,7 @@ struct EfdConfig {
   EfdVariant variant = EfdVariant::kBefd;
   uint64_t threshold = 30000;  // bytes (BEFD, EFDACK) or packets (PEFD)
   EfdCounter counter = EfdCounter::kAdmitted;
+  uint64_t table_seed = kFlowTableSeed;  // the key of the flow table's hash (efd_flow_table.hh)
 
   static EfdConfig befd() { return {}; }
   static EfdConfig pefd() {
@@ -78,7 +79,7 @@ class EfdCore final : public TwoLevelQueue<EfdCore> {
         // packets) and halve the collisions of the default 4: every arrival
         // of a new flow looks up and inserts, every last departure erases
         // (core_bench EFD: 29.8 -> 27.5 ns/packet).
-        table_(cfg.queue.buffer.slots() + 2, 8) {}
+        table_(cfg.queue.buffer.slots() + 2, 8, cfg.table_seed) {}
 
   uint32_t flows() const { return table_.size(); }
   uint32_t flows_highwater() const { return table_.highwater(); }

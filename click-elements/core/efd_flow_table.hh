@@ -18,6 +18,11 @@
 // in cache) is the next one used. Chaining instead of linear probing with
 // backward shift: core_bench EFD 277 -> 253 instructions/packet (65c468d;
 // CHANGELOG.md, 0.1.0).
+//
+// The bucket is the top bits of flow_table_hash(key, seed), a keyed mix
+// (below), so that keys chosen by the traffic (a SYN flood's ports, or flow
+// hashes an adversary computed against an unkeyed multiply) do not share
+// buckets: tests/flood_test.cc.
 #pragma once
 
 #include <cstddef>
@@ -26,8 +31,26 @@
 #include <vector>
 
 #include "queue_core.hh"
+#include "rng.hh"
 
 namespace tracelab {
+
+// The default seed of every per-flow table of the cores
+// (FlowStateConfig::table_seed, EfdConfig::table_seed,
+// ScfqConfig::table_seed): fixed, so that a run's memory layout, hence its
+// timing, is the same from one run to the next. No decision depends on the
+// seed (which flows a table holds does not depend on where it holds them:
+// tests/table_seed_test.cc runs the cores under two seeds); a deployment
+// that faces traffic crafted against this default sets a secret seed.
+constexpr uint64_t kFlowTableSeed = 0x7472616365'6c6162ULL;  // "tracelab"
+
+// The keyed hash every flow table indexes by: SplitMix64's finalizer of
+// the key xored with the seed. Every output bit depends on every key bit
+// (full avalanche), so any field the traffic varies moves the bucket, and
+// which keys collide depends on the seed. Chosen by benchmark against
+// Fibonacci hashing (one multiply, unkeyed: the former index) and SipHash-1-3
+// (click-elements/README.md, "Flow-table hash").
+inline uint64_t flow_table_hash(uint64_t key, uint64_t seed) { return mix64(key ^ seed); }
 
 template <typename V>
 class FlowTable {
@@ -38,8 +61,9 @@ class FlowTable {
   // Sparser buckets mean fewer collisions, hence fewer mispredicted chain
   // walks, for more memory. EFD's table takes 8: core_bench EFD 29.8 ->
   // 27.5 ns/packet (94387f6, CHANGELOG.md); 8 for every table slowed Run2C/SIFT.
-  explicit FlowTable(uint32_t max_entries, uint32_t spread = 4)
-      : max_(max_entries), pool_(max_entries), free_(max_entries) {
+  // `seed`: the key of flow_table_hash().
+  explicit FlowTable(uint32_t max_entries, uint32_t spread = 4, uint64_t seed = kFlowTableSeed)
+      : max_(max_entries), pool_(max_entries), free_(max_entries), seed_(seed) {
     if (max_entries == 0 || max_entries > (1u << 28)) throw std::invalid_argument("flow table size out of range");
     if (spread == 0 || spread > 64) throw std::invalid_argument("flow table spread out of range");
     uint64_t n = 2;
@@ -152,11 +176,9 @@ class FlowTable {
     uint32_t next = kNone;  // the next entry of the same bucket
     uint32_t bucket = 0;    // its bucket: a deletion does not hash again
   };
-  // Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4): one multiply by 2^64/phi,
-  // keeping the top bits, spreads adapter-supplied flow hashes of unknown
-  // quality over the buckets (a multiply mixes upward, so the top bits are
-  // the well-mixed ones). No modulo: the bucket count is a power of two.
-  uint32_t bucket(uint64_t key) const { return static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_); }
+  // The top bits of the keyed hash. No modulo: the bucket count is a power
+  // of two.
+  uint32_t bucket(uint64_t key) const { return static_cast<uint32_t>(flow_table_hash(key, seed_) >> shift_); }
 
   // Remove entry `e`, which `*link` points at, from its chain and free it.
   // Chains are short (load <= 1/4): from the head, the walk to `e`'s link
@@ -172,6 +194,7 @@ class FlowTable {
   std::vector<uint32_t> heads_;  // first entry of each bucket, or kNone
   std::vector<Entry> pool_;
   std::vector<uint32_t> free_;  // free pool indices: free_[0 .. max_ - size_)
+  uint64_t seed_;
   int shift_ = 62;
   uint32_t size_ = 0;
   uint32_t highwater_ = 0;
@@ -185,6 +208,7 @@ struct FlowStateConfig {
   uint32_t max_flows = 1u << 16;
   Time gc_interval = 5 * kSecond;  // 0 = never scan
   Time idle_timeout = 30 * kSecond;
+  uint64_t table_seed = kFlowTableSeed;  // the key of the table's hash (flow_table_hash)
 };
 
 // Runs the idle scan when it is due. Values must carry `Time last_seen`.
@@ -210,7 +234,7 @@ class IdleScan {
 // of packets whose flow the full table could not record.
 template <typename Entry>
 struct ScannedFlows {
-  explicit ScannedFlows(const FlowStateConfig& c) : table(c.max_flows), scan(c) {}
+  explicit ScannedFlows(const FlowStateConfig& c) : table(c.max_flows, 4, c.table_seed), scan(c) {}
   // Deletes the entries idle for the configured timeout, when a scan is due.
   void expire_idle(Time now) {
     scan.run(table, now, [](const Entry&, Time) { return false; });

@@ -50,7 +50,8 @@ struct FlowRecord {
 template <typename V>
 class FlowRecordTable {
  public:
-  explicit FlowRecordTable(uint32_t max_entries) : max_(max_entries) {
+  // `seed`: the key of flow_table_hash().
+  explicit FlowRecordTable(uint32_t max_entries, uint64_t seed = kFlowTableSeed) : max_(max_entries), seed_(seed) {
     if (max_entries == 0 || max_entries > (1u << 28)) throw std::invalid_argument("flow table size out of range");
     // At least 16 slots, so a window of 8 control bytes never wraps onto
     // itself.
@@ -70,7 +71,7 @@ class FlowRecordTable {
   // nullptr when the table already holds max_entries flows. Valid until the
   // next insertion or erase_if().
   FlowRecord<V>* find_or_insert(uint64_t key, Time now) {
-    const uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+    const uint64_t h = flow_table_hash(key, seed_);
     const uint8_t fp = fingerprint(h);
     uint32_t i = static_cast<uint32_t>(h >> shift_);
     for (;;) {
@@ -130,10 +131,10 @@ class FlowRecordTable {
     FlowRecord<V> rec;
   };
 
-  // Fibonacci hashing, as FlowTable: the top bits pick the home slot, the
-  // 7 bits below them are the fingerprint.
+  // The keyed hash, as FlowTable: the top bits pick the home slot, the 7
+  // bits below them are the fingerprint.
   uint8_t fingerprint(uint64_t h) const { return static_cast<uint8_t>((h >> (shift_ - 7)) & 0x7F); }
-  uint32_t home(uint64_t key) const { return static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_); }
+  uint32_t home(uint64_t key) const { return static_cast<uint32_t>(flow_table_hash(key, seed_) >> shift_); }
   void set_ctrl(uint32_t i, uint8_t c) {
     ctrl_[i] = c;
     if (i < kWindow - 1) ctrl_[mask_ + 1 + i] = c;
@@ -154,6 +155,7 @@ class FlowRecordTable {
   }
 
   uint32_t max_;
+  uint64_t seed_;
   std::vector<uint8_t> ctrl_;  // per slot: kEmpty or the fingerprint; then a copy of the first 7
   std::vector<Slot> slots_;
   uint32_t mask_ = 0;

@@ -34,7 +34,7 @@ struct LarsConfig {
 class LarsCore final : public SortedCore<LarsCore> {
  public:
   explicit LarsCore(const LarsConfig& cfg = {})
-      : SortedCore(cfg.buffer, true), cfg_(cfg), table_(cfg.flows.max_flows), scan_(cfg.flows) {
+      : SortedCore(cfg.buffer, true), cfg_(cfg), table_(cfg.flows.max_flows, cfg.flows.table_seed), scan_(cfg.flows) {
     if (!(cfg.beta > 0.0 && cfg.beta <= 1.0) || cfg.tau <= 0)
       throw std::invalid_argument("LARS needs 0 < beta <= 1 and tau > 0");
   }

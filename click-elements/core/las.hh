@@ -30,7 +30,7 @@ struct LasConfig {
 class LasCore final : public SortedCore<LasCore> {
  public:
   explicit LasCore(const LasConfig& cfg = {})
-      : SortedCore(cfg.buffer, true), cfg_(cfg), table_(cfg.flows.max_flows), scan_(cfg.flows) {}
+      : SortedCore(cfg.buffer, true), cfg_(cfg), table_(cfg.flows.max_flows, cfg.flows.table_seed), scan_(cfg.flows) {}
 
   uint32_t flows() const { return table_.size(); }
   uint32_t flows_highwater() const { return table_.highwater(); }

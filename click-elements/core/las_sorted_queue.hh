@@ -136,7 +136,8 @@ class SortedPacketQueue {
     return slots_[s].packet;
   }
 
-  // Fibonacci hashing (as FlowTable): the top bits of tag * 2^64/phi.
+  // Fibonacci hashing: the top bits of tag * 2^64/phi (tags are byte
+  // counts, not keys the traffic picks freely, and at most one per slot).
   uint32_t home(uint64_t tag) const { return static_cast<uint32_t>((tag * 0x9E3779B97F4A7C15ULL) >> shift_); }
 
   // The group at heap index i (the min, or the max) has no packet left.

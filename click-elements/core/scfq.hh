@@ -25,11 +25,13 @@ namespace tracelab {
 
 struct ScfqConfig {
   BufferConfig buffer;
+  uint64_t table_seed = kFlowTableSeed;  // the key of the flow table's hash (efd_flow_table.hh)
 };
 
 class ScfqCore final : public SortedCore<ScfqCore> {
  public:
-  explicit ScfqCore(const ScfqConfig& cfg = {}) : SortedCore(cfg.buffer, false), table_(cfg.buffer.slots() + 2) {}
+  explicit ScfqCore(const ScfqConfig& cfg = {})
+      : SortedCore(cfg.buffer, false), table_(cfg.buffer.slots() + 2, 4, cfg.table_seed) {}
 
   uint32_t flows() const { return table_.size(); }
   uint32_t flows_highwater() const { return table_.highwater(); }
@@ -56,7 +58,7 @@ class ScfqCore final : public SortedCore<ScfqCore> {
   void on_serve(const Packet& p, uint64_t tag) {
     v_ = tag;
     Entry* e = table_.find(p.flow_hash);
-    if (--e->nq == 0) table_.erase(p.flow_hash);
+    if (--e->nq == 0) table_.erase(e);  // by pointer: no second hash
   }
 
   FlowTable<Entry> table_;

@@ -71,17 +71,23 @@ TEST_P(FlowTableChurn, RandomChurnMatchesMapAndIndicesStayPut) {
 INSTANTIATE_TEST_SUITE_P(Spreads, FlowTableChurn, ::testing::Values(1u, 4u, 8u));
 
 TEST(FlowTable, EraseIfAndFindOrInsert) {
-  // 6 entries in 8 buckets. With Fibonacci hashing keys 1, 22 and 30 share a
-  // bucket, as do 2 and 23; inserted in this order the chains are
-  // (30, 1, 22) and (2, 23), so erasing the even keys unlinks heads (30, 2),
-  // an entry behind a kept one (22), and goes on after a removal.
+  // 6 entries in 8 buckets (the top 3 bits of the hash). With the default
+  // seed keys 1, 22 and 30 share a bucket, as do 16 and 23; inserted in this
+  // order the chains are (30, 1, 22) and (16, 23), so erasing the even keys
+  // unlinks heads (30, 16), an entry behind a kept one (22), and goes on
+  // after a removal.
+  auto bucket = [](uint64_t k) { return flow_table_hash(k, kFlowTableSeed) >> 61; };
+  ASSERT_EQ(bucket(1), bucket(22));
+  ASSERT_EQ(bucket(1), bucket(30));
+  ASSERT_EQ(bucket(16), bucket(23));
+  ASSERT_NE(bucket(1), bucket(16));
   FlowTable<Value> t(6, 1);
-  for (uint64_t k : {22, 1, 30, 23, 2, 3}) t.find_or_insert(k)->v = k;
+  for (uint64_t k : {22, 1, 30, 23, 16, 3}) t.find_or_insert(k)->v = k;
   EXPECT_EQ(t.find_or_insert(5), nullptr);  // full
   EXPECT_EQ(t.find_or_insert(1)->v, 1u);    // existing
   t.erase_if([](uint64_t k, const Value&) { return k % 2 == 0; });
   EXPECT_EQ(t.size(), 3u);
-  for (uint64_t k : {22, 30, 2}) EXPECT_EQ(t.find(k), nullptr) << k;
+  for (uint64_t k : {22, 30, 16}) EXPECT_EQ(t.find(k), nullptr) << k;
   for (uint64_t k : {1, 23, 3}) EXPECT_EQ(t.find(k)->v, k) << k;
   t.erase(uint64_t{1});
   EXPECT_EQ(t.find(1), nullptr);
