@@ -15,7 +15,7 @@ import traceback
 
 import numpy as np
 
-from . import progress, workload, zeeklog
+from . import dataset, progress, workload, zeeklog
 from . import schema as S
 from .distributions import fit_all, qq_plot
 from .evaluation import evaluate_holdout
@@ -195,7 +195,7 @@ def model_main(argv: list[str]) -> int:
     f.add_argument("--variable", choices=sorted(_VARIABLES), required=True)
     f.add_argument("--qq", metavar="PNG", help="write QQ plots")
     args = ap.parse_args(argv)
-    if args.cmd == "derive" and args.local and zeeklog.is_profile(args.profile):
+    if args.cmd == "derive" and args.local and (zeeklog.is_profile(args.profile) or dataset.is_dataset(args.profile)):
         ap.error(f"{args.profile}: --local is for Zeek logs; a profile has its locality already")
     try:
         if args.cmd == "derive":

@@ -32,7 +32,7 @@ import jsonschema
 import numpy as np
 import pyarrow.compute as pc
 
-from . import __version__, zeeklog
+from . import __version__, dataset, zeeklog
 from . import schema as S
 from .distributions import fit_all
 from .profile import ProfileError, column, read_summary, read_table, sample_connections
@@ -237,12 +237,21 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0, advance=l
 
 def derive_input(source, local: list[str], max_fit_samples: int = 100_000, seed: int = 0,
                  advance=lambda _step: None) -> dict:  # fmt: skip
-    """The model of a profile directory, or of Zeek conn logs (a file or a directory of
-    rotated ones, zeeklog.py) read as a profile; `local` is for Zeek logs only."""
-    if zeeklog.is_profile(source):
+    """The model of a profile directory, of a partitioned profile dataset (read
+    back as its plain profile, dataset.py), or of Zeek conn logs (a file or a
+    directory of rotated ones, zeeklog.py) read as a profile; `local` is for
+    Zeek logs only."""
+    if zeeklog.is_profile(source) or dataset.is_dataset(source):
         if local:
             raise ValueError(f"{source}: --local is for Zeek logs; a profile has its locality already")
+    if zeeklog.is_profile(source):
         return derive(source, max_fit_samples, seed, advance)
+    if dataset.is_dataset(source):
+        with tempfile.TemporaryDirectory(prefix="tracelab-dataset-") as tmp:
+            dataset.to_profile(source, tmp)
+            model = derive(tmp, max_fit_samples, seed, advance)
+        model["provenance"]["profile_dir"] = str(source)
+        return model
     with tempfile.TemporaryDirectory(prefix="tracelab-zeek-") as tmp:
         summary = zeeklog.to_profile(source, local, tmp)
         model = derive(tmp, max_fit_samples, seed, advance)
