@@ -351,5 +351,62 @@ TEST(Efd, RandomizedInvariantsAndConservation) {
   }
 }
 
+TEST(Efd, AdmittedCounterIgnoresServedDepartures) {
+  // AMB-2 (counter = admitted volume): a departure adds nothing. th = 3000,
+  // 1000-B packets: A0, A1 admitted (counter 2000); A0 served (the entry
+  // lives on with A1, counter still 2000); A2 sees 2000 < 3000: HIGH.
+  EfdCore q(efd(10, 3000));
+  Driver d(q);
+  d.offer(pkt(0, 1, 1000));
+  d.offer(pkt(1, 1, 1000));
+  EXPECT_EQ(d.serve(), 0);
+  d.offer(pkt(2, 1, 1000));
+  EXPECT_EQ(q.admitted_low(), 0u);
+  d.offer(pkt(3, 1, 1000));  // counter 3000: LOW
+  EXPECT_EQ(q.admitted_low(), 1u);
+  d.check();
+}
+
+TEST(Efd, FailedBytePushOutRollsBackTheAckReference) {
+  // EFDACK, byte mode, B = 2060 B, th = 1000. Connection F (conn 1) sends
+  // pure ACKs of 40 B, G (conn 2) data.
+  //   F0 ack 1000: HIGH, the entry's reference (adds 0). F0b ack 1000: 0.
+  //   G0 1000 B: HIGH (G 1000). G1 20 B: LOW (1000 is not < 1000).
+  //   H2 960 B (conn 3): HIGH. Buffer 2060 B = full; L = [G1].
+  //   F1 ack 1500 (40 B) at the full buffer: HIGH, accounted (+500), G1
+  //   pushed out, still no room (2040 + 40 > 2060), L empty: F1 dropped and
+  //   its accounting undone: counter 0, reference back to 1000.
+  //   Serve F0 (F0b keeps F's entry). F2 ack 2200: adds 2200 - 1000 = 1200
+  //   (from 1500 it would be 700). Serve F0b (F2 keeps the entry). F3 ack
+  //   2200: counter 1200 is not < 1000: LOW (with 700 it would be HIGH).
+  EfdConfig c = EfdConfig::efdack();
+  c.queue.buffer.granularity = Granularity::kBytes;
+  c.queue.buffer.capacity = 2060;
+  c.threshold = 1000;
+  EfdCore q(c);
+  Driver d(q);
+  auto ack = [](uint64_t h, uint32_t number) {
+    Packet p = pkt(h, 1, 40, kFlagTcp | kFlagPureAck);
+    p.tcp_ack = number;
+    return p;
+  };
+  d.offer(ack(0, 1000));
+  d.offer(ack(1, 1000));
+  d.offer(pkt(2, 2, 1000, kFlagTcp));
+  d.offer(pkt(3, 2, 20, kFlagTcp));
+  d.offer(pkt(4, 3, 960, kFlagTcp));
+  ASSERT_EQ(q.admitted_low(), 1u);
+  d.offer(ack(5, 1500));
+  EXPECT_EQ(d.log.handles(DropReason::kPushedOut), (std::vector<uint64_t>{3}));
+  EXPECT_EQ(d.log.handles(DropReason::kBufferFull), (std::vector<uint64_t>{5}));
+  EXPECT_EQ(d.serve(), 0);
+  d.offer(ack(6, 2200));
+  EXPECT_EQ(d.serve(), 1);
+  d.offer(ack(7, 2200));
+  EXPECT_EQ(q.admitted_low(), 2u);
+  EXPECT_EQ(q.low_packets(), 1u);
+  d.check();
+}
+
 }  // namespace
 }  // namespace tracelab

@@ -150,5 +150,32 @@ TEST(Fifo, RandomizedConservation) {
 
 TEST(Fifo, RejectsZeroCapacity) { EXPECT_THROW(FifoCore(packets(0)), std::invalid_argument); }
 
+TEST(Fifo, DepartureCarriesItsWireBytes) {
+  // The batch's wire_bytes is what the link serializes: each departure's own
+  // length, not a previous departure's nor the cleared 0.
+  FifoCore q(packets(4));
+  Packet storage[1];
+  Batch out{storage, 1};
+  q.enqueue(pkt(0, 1, 1500), 0);
+  q.enqueue(pkt(1, 1, 40), 0);
+  ASSERT_TRUE(q.dequeue(0, out));
+  EXPECT_EQ(out.wire_bytes, 1500u);
+  ASSERT_TRUE(q.dequeue(0, out));
+  EXPECT_EQ(out.wire_bytes, 40u);
+}
+
+TEST(Fifo, ResetHighwaterRestartsAtTheCurrentOccupancy) {
+  // §2: after reset_counters() the high-water is the buffer's occupancy at
+  // that moment (3 packets, 300 B), not 0, even before the next arrival.
+  FifoCore q(packets(10));
+  Driver d(q);
+  for (uint64_t h = 0; h < 5; ++h) d.offer(pkt(h, 1, 100));
+  d.serve();
+  d.serve();
+  q.reset_counters();
+  EXPECT_EQ(q.counters().highwater_packets, 3u);
+  EXPECT_EQ(q.counters().highwater_bytes, 300u);
+}
+
 }  // namespace
 }  // namespace tracelab
