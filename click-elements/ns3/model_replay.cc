@@ -212,16 +212,36 @@ void Row(int dir, const Seen& s, double arrival, const char* fate, double sojour
   g_packets << '\n';
 }
 
-void OnServed(int dir, Ptr<const QueueDiscItem> item) {
+// An item the core pushes out leaves the queue disc's store like a served one
+// (ns-3 fires Dequeue for it), then DropAfterDequeue: each direction's latest
+// dequeued item is held back until the next event tells which it was.
+struct Pending {
+  Ptr<const QueueDiscItem> item;
+  Seen seen;
+  double arrival = 0, sojourn = 0;
+};
+Pending g_pending[2];
+
+void Flush(int dir) {
+  Pending& p = g_pending[dir];
+  if (p.item) Row(dir, p.seen, p.arrival, "delivered", p.sojourn);
+  p.item = nullptr;
+}
+
+void OnDequeued(int dir, Ptr<const QueueDiscItem> item) {
+  Flush(dir);
   const double arrival = item->GetTimeStamp().GetSeconds();
-  Row(dir, Classify(item, dir), arrival, "delivered", Simulator::Now().GetSeconds() - arrival);
+  g_pending[dir] = Pending{item, Classify(item, dir), arrival, Simulator::Now().GetSeconds() - arrival};
 }
 
 void OnRefused(int dir, Ptr<const QueueDiscItem> item, const char* why) {
+  Flush(dir);
   Row(dir, Classify(item, dir), Simulator::Now().GetSeconds(), why, -1);
 }
 
 void OnDroppedQueued(int dir, Ptr<const QueueDiscItem> item, const char* why) {
+  if (g_pending[dir].item == item) g_pending[dir].item = nullptr;  // not served after all
+  Flush(dir);
   Row(dir, Classify(item, dir), item->GetTimeStamp().GetSeconds(), why, -1);
 }
 
@@ -424,7 +444,7 @@ int main(int argc, char** argv) {
   g_packets << "dir,server,ip_bytes,arrival_s,fate,sojourn_s\n";
   g_packets.precision(12);
   for (int dir = 0; dir < 2; ++dir) {
-    qd[dir]->TraceConnectWithoutContext("Dequeue", MakeBoundCallback(&OnServed, dir));
+    qd[dir]->TraceConnectWithoutContext("Dequeue", MakeBoundCallback(&OnDequeued, dir));
     qd[dir]->TraceConnectWithoutContext("DropBeforeEnqueue", MakeBoundCallback(&OnRefused, dir));
     qd[dir]->TraceConnectWithoutContext("DropAfterDequeue", MakeBoundCallback(&OnDroppedQueued, dir));
   }
@@ -453,6 +473,8 @@ int main(int argc, char** argv) {
   }
   Simulator::Stop(Seconds(end));
   Simulator::Run();
+  Flush(0);
+  Flush(1);
   g_packets.close();
   if (!g_packets) {
     std::fprintf(stderr, "tl-ns3-model-replay: cannot write %s/packets.csv\n", out.c_str());

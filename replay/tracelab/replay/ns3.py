@@ -11,8 +11,8 @@ samplers (tracelab.synth.sampling, which `tracelab synth` uses):
 * connection inter-arrivals and sizes (payload bytes, both directions) from
   the model's best-fitting families, capped so their means stay the model's
   observed means; --load rescales the inter-arrivals to that share of --rate;
-* the scope (intranet/Internet) of each connection by the topological byte
-  shares, largest connection first (as `synth`); the bytes split into upload
+* the scope (intranet/Internet) of each connection drawn with the topological
+  byte shares as probabilities (independent of its size); the bytes split into upload
   and download by the scope's upload share (--view legacy: the legacy shares,
   one scope);
 * --transfer apps (default): trains alternate between the client (first) and
@@ -230,15 +230,18 @@ def draw_schedule(
 
     topo, legacy = model["topological"], model["legacy"]
     scope = np.zeros(n, dtype=np.int64)
+    u_scope = rng.random(n)  # drawn in both views: the same seed, the same connections
     if view == "topological":
         share = np.array([topo["shares"][s]["download"] + topo["shares"][s]["upload"] for s in SCOPES])
         if not share.sum() > 0:
             raise InputError("the model's topological shares are all 0: no traffic to replay")
-        target, got = share / share.sum() * size.sum(), np.zeros(2)
-        for i in np.argsort(-size, kind="stable"):
-            s = int(np.argmax(np.where(share > 0, target - got, -np.inf)))
-            scope[i] = s
-            got[s] += size[i]
+        # Each connection's scope drawn with the scope's byte share as its
+        # probability, independent of its size: the byte shares hold in
+        # expectation and per-scope response times compare the same sizes
+        # (the legacy RTT of Table 9.2, 0.9 x 1 ms + 0.1 x 100 ms, weighs the
+        # scopes so). `synth`'s largest-first rule, which makes the byte shares
+        # exact, would leave the small scope the small connections.
+        scope = np.minimum(np.searchsorted(np.cumsum(share / share.sum()), u_scope, side="right"), 1)
         up = [topo["shares"][s]["upload"] / max(share[k], 1e-300) for k, s in enumerate(SCOPES)]
     else:
         total = legacy["shares"]["download"] + legacy["shares"]["upload"]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import closed_loop as cl
-from . import runs, thesis_more
+from . import runs, thesis_more, workload_models
 from .outcome import Context, Outcome
 
 OPEN, CLOSED = "open loop", "closed loop"
@@ -86,6 +86,18 @@ EXPERIMENTS: dict[str, Experiment] = {
             (200.0, 20.0),
             60,
             12,
+        ),
+        # (seconds of arrivals, seconds of drain)
+        Experiment(
+            "E-THS-16",
+            "Workload models ([003] §9.3, Tables 9.1–9.2)",
+            CLOSED,
+            NS3,
+            workload_models.e_ths_16,
+            (200.0, 60.0),
+            (20.0, 20.0),
+            270,
+            27,
         ),
     ]
 }
