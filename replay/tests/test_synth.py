@@ -74,7 +74,13 @@ def rfc1071(data: bytes) -> int:
     return ~s & 0xFFFF
 
 
-def test_tcp_frame_bytes_by_hand():
+def render(cols: dict, snaplen: int, tmp_path) -> bytes:
+    """The pcap records of `cols` as synth writes them (without the file header)."""
+    W.write(tmp_path / "r.pcap", cols, snaplen)
+    return (tmp_path / "r.pcap").read_bytes()[24:]
+
+
+def test_tcp_frame_bytes_by_hand(tmp_path):
     cols = {
         "time_us": np.array([1_700_000_000_250_001]),
         "proto": np.array([W.TCP]),
@@ -88,7 +94,7 @@ def test_tcp_frame_bytes_by_hand():
         "ack": np.array([5]),
         "flags": np.array([W.PSH | W.ACK]),
     }
-    rec = W.render(cols, 65535)
+    rec = render(cols, 65535, tmp_path)
     ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 50, 7, 0x4000, 64, 6, 0, bytes([10, 3, 0, 1]), bytes([48, 0, 0, 2]))
     ip = ip[:10] + struct.pack(">H", rfc1071(ip)) + ip[12:]
     tcp = struct.pack(">HHIIBBHHH", 1024, 443, 0xFFFFFFF0, 5, 0x50, 0x18, 65535, 0, 0)
@@ -101,7 +107,7 @@ def test_tcp_frame_bytes_by_hand():
     assert rfc1071(ip) == 0 and rfc1071(pseudo + frame[34:]) == 0
 
 
-def test_short_frames_padded_and_snaplen():
+def test_short_frames_padded_and_snaplen(tmp_path):
     cols = {
         "time_us": np.array([0, 1]),
         "proto": np.array([W.UDP, W.TCP]),
@@ -115,7 +121,7 @@ def test_short_frames_padded_and_snaplen():
         "ack": np.array([0, 0]),
         "flags": np.array([0, W.ACK]),
     }
-    rec = W.render(cols, 96)
+    rec = render(cols, 96, tmp_path)
     incl0, orig0 = struct.unpack_from("<II", rec, 8)
     assert (incl0, orig0) == (60, 60)  # 42-byte frame padded to Ethernet's 60
     udp = rec[16 + 34 : 16 + 42]

@@ -7,8 +7,9 @@ and state, services, sizes, durations, trains, handshake RTT split, hosts and
 their fan-in and fan-out, TCP with handshakes, ACKs and FIN/RST closes and UDP
 request/response, streamed to disk. `trace.py` is the older writer (`--legacy`)
 from the flows/topological/apps sections. `sampling.py` draws the older
-sections' distributions; `pcap.py` renders packets (libpcap, Ethernet,
-microsecond timestamps) that tcpreplay, tshark and `tracelab profile` read.
+sections' distributions; `pcap.py` streams the packets to the project's one pcap
+writer, the Rust analyzer's `write-pcap` (libpcap, Ethernet, microsecond
+timestamps), whose files tcpreplay, tshark and `tracelab profile` read.
 
     from tracelab.synth import chain
     summary = chain.write(model_dict, chain.ChainOptions(seed=1), "out.pcap")

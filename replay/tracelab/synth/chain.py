@@ -703,13 +703,11 @@ def write(model: dict, opts: ChainOptions, path, snaplen: int = 65535, planned: 
     p = plan(model, opts) if planned is None else planned
     total = 0
     first = last = None
-    with open(path, "wb") as fh:
-        fh.write(pcap.file_header(snaplen))
+    with pcap.open_pcap(path, snaplen) as out:
         for chunk in packets(model, p, opts.seed):
             if not len(chunk["time_us"]):
                 continue
-            cols = {k: v for k, v in chunk.items() if k not in ("conn", "order")}
-            pcap.write(fh, cols, snaplen)
+            out.write(chunk)
             total += len(chunk["time_us"])
             first = int(chunk["time_us"][0]) if first is None else first
             last = int(chunk["time_us"][-1])

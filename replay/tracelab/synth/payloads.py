@@ -12,8 +12,6 @@ stays zeros and the connection is not detected, as a real one would not be.
 
 from __future__ import annotations
 
-import numpy as np
-
 
 def _dns(response: bool) -> bytes:
     # Header: id, flags (a query, or a response with recursion), one question, no
@@ -52,17 +50,6 @@ for _name, _sides in SIGNATURES.items():
         _INDEX[(_name, _d)] = len(TABLE)
         TABLE.append(_bytes)
         MIN_LEN.append(max(_min, len(_bytes)))
-
-
-def _word_sum(b: bytes) -> int:
-    """Sum of the big-endian 16-bit words of b (zero-padded to even length): the
-    signature's part of a TCP/UDP checksum (the payload starts at an even offset)."""
-    if len(b) % 2:
-        b += b"\x00"
-    return sum(int.from_bytes(b[i : i + 2], "big") for i in range(0, len(b), 2))
-
-
-WORDS = np.array([_word_sum(b) for b in TABLE], dtype=np.uint64)
 
 
 def index(service: str, direction: int) -> int:

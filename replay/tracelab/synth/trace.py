@@ -91,7 +91,7 @@ class Options:
 
 @dataclass
 class Trace:
-    packets: dict  # columns, time ordered (see pcap.render)
+    packets: dict  # columns, time ordered (see pcap.records)
     connections: dict  # ground truth per connection (what the analyzer must find)
     summary: dict
 
@@ -498,8 +498,4 @@ def _assemble(n, data, arrival, udp, scope, size, d_o, d_r, t_conn, t_side, warm
 
 
 def write_pcap(trace: Trace, path, snaplen: int = 65535) -> None:
-    if snaplen < pcap.MIN_SNAPLEN:
-        raise SynthError(f"snaplen {snaplen}: at least {pcap.MIN_SNAPLEN} (the headers are always captured)")
-    with open(path, "wb") as fh:
-        fh.write(pcap.file_header(snaplen))
-        pcap.write(fh, trace.packets, snaplen)
+    pcap.write(path, trace.packets, snaplen)

@@ -9,4 +9,5 @@ pub mod roles;
 pub mod scope;
 pub mod spill;
 pub mod summary;
+pub mod write_pcap;
 pub mod writers;

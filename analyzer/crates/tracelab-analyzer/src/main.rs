@@ -11,6 +11,7 @@ use tracelab_analyzer::interrupt;
 use tracelab_analyzer::roles::{RoleModel, RoleModelError};
 use tracelab_analyzer::scope::{Cidr, CidrError, LocalNets};
 use tracelab_analyzer::summary::{print_human, summary_json, write_summary};
+use tracelab_analyzer::write_pcap::{write_pcap, WriteError};
 use tracelab_decode::Addr;
 use tracelab_flow::TrackerConfig;
 use tracelab_output::table::{Codec, ZSTD_LEVEL};
@@ -41,7 +42,10 @@ Exit status (as every tracelab command):
      trace that ends in a read error (DIR then holds everything before it)
   4  output: DIR cannot be written (permission, full disk, ...)
   5  internal: a bug (please report it)
-Killed by SIGINT/SIGTERM, it ends by that signal after removing its partial outputs.";
+Killed by SIGINT/SIGTERM, it ends by that signal after removing its partial outputs.
+
+`tracelab-analyzer write-pcap --snaplen N -o FILE` is `tracelab synth`'s pcap writer: it
+reads synth's packet records on stdin (see `tracelab-analyzer write-pcap --help`).";
 
 /// The toolkit's exit statuses (replay/tracelab/errors.py).
 const USAGE: u8 = 2;
@@ -118,6 +122,20 @@ struct Args {
     /// No progress bar (it is shown only on a terminal anyway)
     #[arg(long)]
     no_progress: bool,
+}
+
+/// `tracelab-analyzer write-pcap`.
+#[derive(Parser, Debug)]
+#[command(name = "tracelab-analyzer write-pcap", version)]
+#[command(about = "Write the pcap of `tracelab synth`'s packet records read on stdin (the stream's \
+layout: analyzer/crates/tracelab-analyzer/src/write_pcap.rs). FILE is replaced only once complete.")]
+struct WritePcapArgs {
+    /// Bytes captured per frame (54..=262144; the headers are always whole)
+    #[arg(long, default_value_t = 65_535)]
+    snaplen: u32,
+    /// The pcap to write
+    #[arg(short, long, value_name = "FILE")]
+    out: PathBuf,
 }
 
 /// One tracker per core but the one the reading, decoding and writing thread
@@ -225,8 +243,29 @@ fn main() -> ExitCode {
         eprintln!("tracelab-analyzer: internal error (a bug, please report it): {text}");
     }));
     // clap exits 2 on bad arguments (and 0 for --help, --version).
+    if std::env::args_os().nth(1).is_some_and(|a| a == "write-pcap") {
+        let args = WritePcapArgs::parse_from(std::env::args_os().skip(1));
+        return std::panic::catch_unwind(|| run_write_pcap(&args)).unwrap_or(ExitCode::from(INTERNAL));
+    }
     let args = Args::parse();
     std::panic::catch_unwind(|| run(&args)).unwrap_or(ExitCode::from(INTERNAL))
+}
+
+fn run_write_pcap(args: &WritePcapArgs) -> ExitCode {
+    match write_pcap(std::io::stdin().lock(), &args.out, args.snaplen) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(WriteError::Interrupted(signal)) => {
+            eprintln!(
+                "tracelab-analyzer write-pcap: interrupted by signal {signal}: {} left as it was",
+                args.out.display()
+            );
+            interrupt::reraise(signal);
+        }
+        Err(e) => {
+            eprintln!("tracelab-analyzer write-pcap: {e}");
+            ExitCode::from(e.status())
+        }
+    }
 }
 
 fn run(args: &Args) -> ExitCode {

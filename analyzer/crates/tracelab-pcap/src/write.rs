@@ -1,10 +1,9 @@
 //! The project's one writer of classic pcap files and of the Ethernet/IPv4
 //! TCP and UDP frames they carry, with the one Rust copy of the RFC 1071
-//! Internet checksum. The trace generator (`datasets/generate`) and the
-//! analyzer's hand-built test captures (`analyzer/test-support`) write
-//! through it; `replay/tracelab/synth/pcap.py` is its numpy twin, and
-//! `tests/test_pcap_writers.py` checks that both write the same bytes for
-//! the same packets (docs/decisions/0003-one-pcap-writer-per-language.md).
+//! Internet checksum. The trace generator (`datasets/generate`), the
+//! analyzer's hand-built test captures (`analyzer/test-support`) and
+//! `tracelab synth` (through `tracelab-analyzer write-pcap`) write through
+//! it (docs/decisions/0003-one-pcap-writer-per-language.md).
 //!
 //! Files are little-endian, as libpcap writes them on every platform the
 //! project builds on. Frames carry locally administered MAC addresses made
