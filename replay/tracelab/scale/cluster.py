@@ -6,7 +6,10 @@ machine; `auto`: one per core) or `--scheduler ADDRESS` (an existing
 cluster, whose workers need tracelab installed and the inputs at the same
 paths). Each run is one task; results come back in submission order, so a
 command's outputs are those of the serial loop for the same seeds. A worker
-that dies is replaced and its task re-run (`RETRIES`). Without either
+that dies is replaced by its nanny and the scheduler runs its tasks again
+elsewhere (a task that takes down `distributed.scheduler.allowed-failures`
++ 1 workers, 3 + 1 by default, is given up). A run that fails with an error
+of its own is not retried: runs are deterministic. Without either
 option the runs stay in this process and Dask is not imported, so
 `tracelab --help` and serial runs pay nothing for it.
 """
@@ -16,14 +19,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-# A task whose worker died is run again on another worker, at most this many
-# times (Dask's own bound is per task; a run that keeps killing its worker is
-# then reported instead of looping).
-RETRIES = 3
 # Connecting to --scheduler gives up after this long (seconds).
 CONNECT_TIMEOUT_S = 10
 
@@ -100,7 +100,7 @@ def run_all(
         from distributed import as_completed
         from distributed.scheduler import KilledWorker
 
-        futures = client.map(fn, items, pure=False, retries=RETRIES)
+        futures = client.map(fn, items, pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
         try:
             # A run's own error is raised here as it would be serially.
@@ -111,44 +111,34 @@ def run_all(
         return [f.result() for f in futures]
 
 
-class connect:
+@contextmanager
+def connect(cluster: Cluster, quiet: bool) -> Iterator[Any]:
     """A `distributed.Client` of the cluster, with a LocalCluster of its own
     when `workers` is given; both closed on exit."""
-
-    def __init__(self, cluster: Cluster, quiet: bool):
-        self.cluster = cluster
-        self.quiet = quiet
-        self.local: Any = None
-        self.client: Any = None
-
-    def __enter__(self) -> Any:
-        try:
-            from distributed import Client, LocalCluster
-        except ImportError:
-            raise ClusterError('--workers and --scheduler need Dask: pip install "tracelab[scale]"') from None
-        try:
-            if self.cluster.scheduler is not None:
-                self.client = Client(self.cluster.scheduler, timeout=CONNECT_TIMEOUT_S)
-            else:
-                # Processes, one thread each: the engine and the analyzer are
-                # native code that holds a core per run.
-                self.local = LocalCluster(
-                    n_workers=self.cluster.workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=":0",
-                )
-                self.client = Client(self.local)
-        except OSError as e:
-            self.__exit__(None, None, None)
-            where = self.cluster.scheduler or "a local cluster"
-            raise ClusterError(f"cannot reach {where}: {e}") from None
-        if not self.quiet:
-            print(f"Dask dashboard: {self.client.dashboard_link}", file=sys.stderr)
-        return self.client
-
-    def __exit__(self, *exc: object) -> None:
-        if self.client is not None:
-            self.client.close()
-        if self.local is not None:
-            self.local.close()
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ClusterError('--workers and --scheduler need Dask: pip install "tracelab[scale]"') from None
+    local = None
+    try:
+        if cluster.scheduler is not None:
+            client = Client(cluster.scheduler, timeout=CONNECT_TIMEOUT_S)
+        else:
+            # Processes, one thread each: the engine and ns-3 are native
+            # code that holds a core per run.
+            local = LocalCluster(
+                n_workers=cluster.workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+            )
+            client = Client(local)
+    except OSError as e:
+        if local is not None:
+            local.close()
+        raise ClusterError(f"cannot reach {cluster.scheduler or 'a local cluster'}: {e}") from None
+    try:
+        if not quiet:
+            print(f"Dask dashboard: {client.dashboard_link}", file=sys.stderr)
+        yield client
+    finally:
+        client.close()
+        if local is not None:
+            local.close()
