@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import closed_loop as cl
-from . import runs, thesis_more, workload_models
+from . import ncq_analytic, runs, thesis_more, workload_models
 from .outcome import Context, Outcome
 
 OPEN, CLOSED = "open loop", "closed loop"
@@ -44,6 +44,18 @@ EXPERIMENTS: dict[str, Experiment] = {
         Experiment("E-CHK-3", "R_v vs Λ, imbalanced ([000 §7.2.1])", OPEN, ENGINE, runs.e_chk_3, 0.2, 0.01, 2, 1),
         Experiment(
             "E-CHK-4", "Overload Λ = 0.8 → 1.2 → 0.8 ([000] Table IV)", OPEN, ENGINE, runs.e_chk_4, 0.5, 0.02, 29, 1
+        ),
+        # seconds of Poisson arrivals of the engine's cross-check of Case 1
+        Experiment(
+            "E-NCQ-4",
+            "NCQ priority model ([001 App.A])",
+            OPEN,
+            ENGINE,
+            ncq_analytic.e_ncq_4,
+            20000.0,
+            2000.0,
+            4,
+            1,
         ),
         Experiment("E-MTQ-4", "QTL + MTQ, model 2 ([004] Tables 2–3)", OPEN, ENGINE, runs.e_mtq_4, 300.0, 30.0, 48, 2),
         Experiment(

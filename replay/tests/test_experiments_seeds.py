@@ -1,0 +1,38 @@
+"""The other seeds' open-loop and analytic experiments (issue 23) at the quick
+scale: the analytic (A) checks must hold exactly, and the formulas are tested
+against values computed by hand."""
+
+from __future__ import annotations
+
+import pytest
+from tracelab.replay.experiments import ncq_analytic as ncq
+from tracelab.replay.experiments.outcome import Context
+from tracelab.replay.experiments.registry import EXPERIMENTS
+
+
+def quick(name):
+    e = EXPERIMENTS[name]
+    return e.run(e.quick, Context())
+
+
+def test_ncq4_case1_by_hand():
+    # share 10 %, u = 0.5: λ = 0.5 / (0.1·0.5 + 0.9·5) per ms; λ1Ts1² + λ2Ts2² = λ·22.525.
+    lam = 0.5 / 4.55
+    residual = lam * (0.1 * 0.25 + 0.9 * 25)
+    u1 = 0.1 * lam * 0.5
+    d = ncq.case1(0.1, 0.5)
+    assert d.tq1 == pytest.approx(residual / (2 * (1 - u1)) + 0.5, rel=1e-12)
+    assert d.tq2 == pytest.approx(residual / (2 * (1 - u1) * 0.5) + 5, rel=1e-12)
+    assert (round(d.tq1, 4), round(d.tq2, 4)) == (1.7445, 7.4890)
+
+
+def test_ncq4_case2_is_md1_with_the_mean_service_time():
+    # Literal Eq. 9: u·Ts_np / (2(1 − u)); share 20 %, u = 0.5: Ts_np = 0.2·0.5 + 0.8·5 = 4.1 ms.
+    assert ncq.case2(0.2, 0.5).tw1 == pytest.approx(0.5 * 4.1 / 1.0, rel=1e-12)
+
+
+def test_ncq4_every_check_holds_at_the_quick_scale():
+    o = quick("E-NCQ-4")
+    assert o.passed, [c for c in o.checks if not c.held]
+    # One row per share and swept utilisation, plus the engine's rows.
+    assert len(o.rows) == len(ncq.SHARES) * len(ncq.UTILS) + 4
