@@ -104,21 +104,29 @@ for conf in "$here"/conf/*.click; do
       positive "MTQ drops exercised (bulk)" "$(field q1_mtq "$line")"
       positive "late packets exercised (bulk)" "$(field late "$line")" ;;
     tlefdqueue)
-      # Also with the thesis' in-service accounting: the packet on the wire
-      # holds a buffer place, so more arrivals find the buffer full.
+      # The packet on the wire holds a buffer place until the link pulls the
+      # next (the default, algorithms.md §2), which TLExactUnqueue does when
+      # the transmission ends: the same decisions as holding it for its
+      # transmission time at the link's rate, and a full buffer reads 50.
       run "$conf" TRACE="$bulk"
       [ -n "$line" ] || continue
-      plain=$(field drops "$line")
+      spec_drops=$(field drops "$line")
       check "in = out + drops + queued" "$(field in "$line")" \
         "$(( $(field out "$line") + $(field drops "$line") + $(field length "$line") ))"
+      check "highwater = CAPACITY" "$(field highwater "$line")" 50
       run "$conf" TRACE="$bulk" IN_SERVICE=300000
       [ -n "$line" ] || continue
-      check "IN_SERVICE: in = out + drops + queued" "$(field in "$line")" \
+      check "IN_SERVICE at the link rate: in = out + drops + queued" "$(field in "$line")" \
         "$(( $(field out "$line") + $(field drops "$line") + $(field length "$line") ))"
-      # The wire packet keeps one of the 50 places and counts in the
-      # high-water (algorithms.md §2): a full buffer reads 50.
-      check "IN_SERVICE: highwater = CAPACITY" "$(field highwater "$line")" 50
-      echo "  (drops $plain without IN_SERVICE, $(field drops "$line") with)" ;;
+      check "IN_SERVICE at the link rate: drops as by default" "$(field drops "$line")" "$spec_drops"
+      check "IN_SERVICE at the link rate: highwater = CAPACITY" "$(field highwater "$line")" 50
+      # Click's Queue convention: the pulled packet leaves at once, so fewer
+      # arrivals find the buffer full.
+      run "$conf" TRACE="$bulk" IN_SERVICE=false
+      [ -n "$line" ] || continue
+      check "IN_SERVICE false: in = out + drops + queued" "$(field in "$line")" \
+        "$(( $(field out "$line") + $(field drops "$line") + $(field length "$line") ))"
+      positive "IN_SERVICE false: fewer drops than by default" "$(( spec_drops - $(field drops "$line") ))" ;;
     *)
       # The single-queue examples: a bulk download into a 300 kb/s link.
       run "$conf" TRACE="$bulk"
@@ -128,6 +136,18 @@ for conf in "$here"/conf/*.click; do
       positive "drops exercised" "$(field drops "$line")" ;;
   esac
 done
+
+# The buffer keywords reach the core: 20 000 as bytes holds ~36 of the bulk
+# download's packets and drops, as packets it holds the whole trace.
+echo "== buffer keywords (TLFifoQueue, bulk, 300 kb/s)"
+for bytes in true false; do
+  run -e "require(package \"tracelab\"); FromDump($bulk, STOP true, TIMING true) -> Strip(14) -> CheckIPHeader
+    -> q :: TLFifoQueue(CAPACITY 20000, BYTES $bytes) -> TLExactUnqueue(RATE 300000) -> Discard;
+    DriverManager(pause, wait 10s, print \"highwater=\$(q.highwater_length) drops=\$(q.drops)\", stop);"
+  if [ "$bytes" = true ]; then drops_true=$(field drops "$line"); else drops_false=$(field drops "$line"); fi
+done
+positive "BYTES true: CAPACITY in bytes, drops" "${drops_true:-0}"
+check "BYTES false: CAPACITY in packets, no drops" "${drops_false:-1}" 0
 
 [ -x "$here/crosscheck.sh" ] && { "$here/crosscheck.sh" "$CLICKPREFIX" "$work" || fail=1; }
 [ $fail = 0 ] && echo "ALL EXAMPLES PASSED" || { echo "SOME EXAMPLES FAILED"; exit 1; }

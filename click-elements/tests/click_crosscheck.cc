@@ -182,13 +182,19 @@ int main(int argc, char** argv) {
       die("CORE must be fifo, efd, chutq or mtqqtl");
     }
   }
+  // FIFO and EFD keep the packet on the wire counted until its transmission
+  // at RATE ends (algorithms.md §2, the engine's default); the elements'
+  // default holds it until TLExactUnqueue pulls the next, which must give
+  // the same records.
   if (core == "fifo") {
     BufferConfig c;
     c.capacity = capacity ? capacity : 300;
+    c.in_service_link_bps = rate;
     q = std::make_unique<FifoCore>(c);
   } else if (core == "efd") {
     EfdConfig c;
     c.queue.buffer.capacity = capacity ? capacity : 300;
+    c.queue.buffer.in_service_link_bps = rate;
     c.threshold = threshold;
     q = std::make_unique<EfdCore>(c);
   } else if (core == "chutq") {

@@ -9,8 +9,23 @@ using tracelab::DropReason;
 
 void TLCoreQueue::read_buffer(Args& args, uint64_t capacity) {
   _buffer.capacity = capacity;
-  args.read("CAPACITY", _buffer.capacity).read("BYTES", _bytes).read("IN_SERVICE", _buffer.in_service_link_bps);
+  args.read("CAPACITY", _buffer.capacity).read("BYTES", _bytes).read("IN_SERVICE", AnyArg(), _in_service);
+}
+
+int TLCoreQueue::finish_buffer(ErrorHandler* errh) {
   _buffer.granularity = _bytes ? tracelab::Granularity::kBytes : tracelab::Granularity::kPackets;
+  bool until_pull = true;
+  uint64_t bps = 0;
+  if (!_in_service || BoolArg::parse(_in_service, until_pull)) {
+    _service_until_pull = until_pull;
+    _buffer.in_service_link_bps = until_pull ? 1 : 0;
+  } else if (IntArg().parse(_in_service, bps) && bps > 0) {
+    _service_until_pull = false;
+    _buffer.in_service_link_bps = bps;
+  } else {
+    return errh->error("IN_SERVICE: expected true, false or a rate in bits per second, not '%s'", _in_service.c_str());
+  }
+  return 0;
 }
 
 int TLCoreQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
@@ -25,7 +40,9 @@ int TLCoreQueue::initialize(ErrorHandler* errh) {
   tracelab::QueueCore* core = make_core(errh);
   if (!core) return -1;
   attach(core, _buffer.slots());
-  const bool always = tl_simulated_clock() || _buffer.in_service_link_bps > 0;
+  // A rate for IN_SERVICE needs the clock on both sides (the end of a
+  // transmission is a time); IN_SERVICE true needs none of its own.
+  const bool always = tl_simulated_clock() || (_buffer.in_service_link_bps > 0 && !_service_until_pull);
   _clock_push = always || clock_on_arrival();
   _clock_pull = always;
   _meta = metadata();

@@ -54,10 +54,17 @@ overflow CAPACITY (⚠AMB-1, core/fifo_buffer.hh). Default false.
 
 =item IN_SERVICE
 
-Integer, bits per second. When positive, the packet being transmitted stays
-counted in the buffer (and in its flow's state) until its transmission at
-this rate ends, as in the thesis model; 0: it leaves the buffer when pulled,
-as in Click's Queue. Default 0.
+Boolean, or a link rate in bits per second: how long the packet handed
+downstream stays counted in the buffer, in its high-water and in its flow's
+state (algorithms.md §2: until its transmission ends). True, the default:
+until the next pull, the moment the element downstream (TLExactUnqueue,
+Unqueue, ToDevice) asks for another packet because it is done with this
+one; with TLExactUnqueue that is exactly the end of the transmission, so a
+full buffer of CAPACITY reads CAPACITY in highwater_length, as in the
+engine. A rate: until its transmission at this rate ends, measured on the
+Click clock (the thesis model with a known link, as the engine's
+in_service). False (or 0): it leaves the buffer when pulled, as in Click's
+Queue and an ns-3 QueueDisc.
 
 =back
 
@@ -124,15 +131,31 @@ class TLCoreQueue : public TLCoreElement<tracelab::QueueCore> {
   // IN_SERVICE; initialize() adds that and --simtime (tl_simulated_clock()).
   virtual Meta metadata() const { return kMetaAll; }
   virtual bool clock_on_arrival() const { return true; }
-  // Reads CAPACITY (default `capacity`), BYTES and IN_SERVICE into _buffer.
+  // Reads CAPACITY (default `capacity`), BYTES and IN_SERVICE's text. Args
+  // assigns them when the element's configure() completes; check_config()
+  // then finishes the buffer from them (finish_buffer()).
   void read_buffer(Args& args, uint64_t capacity);
+  // BYTES and IN_SERVICE into _buffer and _service_until_pull.
+  int finish_buffer(ErrorHandler* errh) CLICK_COLD;
+  // The time a dequeue() is given: the clock when it is read in pull, else
+  // the last arrival's (IN_SERVICE true under a core that reads the clock
+  // on arrival: the packet's hold then starts at a time on that clock), else 0.
+  tracelab::Time pull_time() const { return _clock_pull ? tl_now_ps() : _last_push_ps; }
 
   tracelab::BufferConfig _buffer;
   bool _bytes = false;
+  String _in_service;
+  // IN_SERVICE true: the core holds the pulled packet as if sent at 1 b/s
+  // (8 s a byte) and retires it at the next dequeue(), which the core takes
+  // as the link being free: the next pull. A core given time 0 (no clock
+  // read) never sees that end; one that reads the clock on arrival would
+  // retire it at an arrival only after 8 s a byte without a pull.
+  bool _service_until_pull = true;
   // Set by initialize(): the hot path's choices.
   Meta _meta = kMetaAll;
   bool _clock_push = true;
   bool _clock_pull = true;
+  tracelab::Time _last_push_ps = 0;  // kept only when push reads the clock and pull does not
 
  private:
   static String read_handler(Element*, void*) CLICK_COLD;
@@ -201,9 +224,10 @@ class TLQueueElement : public TLCoreQueue {
   }
 
  protected:
-  // The end of every configure(): the ranges of param_checks.hh on `_cfg`
-  // with the buffer in place.
-  int check_config(ErrorHandler* errh) const {
+  // The end of every configure(), after Args completed: the buffer
+  // finished, then the ranges of param_checks.hh on `_cfg` with it in place.
+  int check_config(ErrorHandler* errh) {
+    if (finish_buffer(errh) < 0) return -1;
     Config c = _cfg;
     tl_buffer_of(c) = _buffer;
     const std::string e = tracelab::check_params(c);
@@ -248,6 +272,7 @@ void TLQueueElement<Core, Config>::push(int, Packet* p) {
       tl_describe<kMetaAll>(p, cp);
       break;
   }
+  _last_push_ps = now;
   _mech->enqueue(cp, now);
   _handles.flush_drops(this, 1);
   // wake() does nothing on an awake notifier; testing first saves the
@@ -259,7 +284,7 @@ template <typename Core, typename Config>
 Packet* TLQueueElement<Core, Config>::pull(int) {
   tracelab::Packet meta;
   tracelab::Batch out{&meta, 1};
-  if (!_mech->dequeue(_clock_pull ? tl_now_ps() : 0, out)) {
+  if (!_mech->dequeue(pull_time(), out)) {
     _notifier.sleep();
     return nullptr;
   }
