@@ -288,3 +288,26 @@ def test_a_full_disk_while_the_engine_writes_its_pcap_is_exit_4(tmp_path, datase
     assert done.returncode == 4
     assert done.stderr == f"tracelab: error: cannot write '{tmp_path / 'd.pcap'}': {os.strerror(errno.EFBIG)}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def write_udp_pcap(path, times_ns):
+    """A nanosecond Ethernet pcap of 100-byte IPv4/UDP packets at `times_ns`."""
+    ip = bytes([0x45, 0, 0, 100, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 1, 1]) + bytes(80)
+    frame = bytes(12) + b"\x08\x00" + ip
+    out = [struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1)]
+    for t in times_ns:
+        out.append(struct.pack("<IIII", t // 10**9, t % 10**9, len(frame), len(frame)) + frame)
+    path.write_bytes(b"".join(out))
+
+
+def test_a_capture_spanning_years_replays_with_exact_times(tmp_path):
+    """The engine skips the idle years beyond 13 days and reports the exact
+    times, beyond 64-bit picoseconds, as Python ints."""
+    t0, years = 1_700_000_000 * 10**9, 2117 * 86400 * 10**9  # 5.8 years in ns
+    write_udp_pcap(tmp_path / "y.pcap", [t0, t0 + 1000, t0 + years, t0 + years + 1000])
+    m = engine.run({"sources": [f"pcap(path='{tmp_path / 'y.pcap'}')"], "nodes": [{"element": "fifo(capacity=10)"}]})
+    t = m["timing"]
+    assert m["overall"]["delivered"] == 4
+    assert t["last_arrival_ps"] == (years + 1000) * 1000 > 2**63
+    assert t["end_ps"] == t["last_arrival_ps"] + 80 * 1000  # 100 bytes at 10 Gb/s
+    assert t["idle_skipped_ps"] == years * 1000 - (1000 + 80) * 1000 - 2**60

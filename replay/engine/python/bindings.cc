@@ -12,7 +12,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <climits>
 #include <set>
+#include <string>
 
 #include <pcap/pcap.h>
 
@@ -27,6 +29,17 @@ using namespace tracelab;
 using namespace tracelab::engine;
 
 namespace {
+
+// An exact time beyond 64 bits (RunResult's WideTime) as a Python int.
+py::int_ wide_int(WideTime t) {
+  if (t >= INT64_MIN && t <= INT64_MAX) return py::int_(static_cast<int64_t>(t));
+  const bool negative = t < 0;
+  unsigned __int128 u = negative ? -static_cast<unsigned __int128>(t) : static_cast<unsigned __int128>(t);
+  std::string digits;
+  for (; u; u /= 10) digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
+  if (negative) digits.insert(digits.begin(), '-');
+  return py::reinterpret_steal<py::int_>(PyLong_FromString(digits.c_str(), nullptr, 10));
+}
 
 Time to_time(const py::handle& v, const std::string& what) {
   if (py::isinstance<py::str>(v)) {
@@ -220,10 +233,11 @@ py::dict result_dict(RunResult& r) {
   cons["holds"] = true;  // run() raises otherwise
   out["conservation"] = cons;
   py::dict timing;
-  timing["first_arrival_ps"] = r.first_arrival;
-  timing["last_arrival_ps"] = r.last_arrival;
-  timing["end_ps"] = r.end_time;
-  timing["span_ps"] = r.span;
+  timing["first_arrival_ps"] = wide_int(r.first_arrival);
+  timing["last_arrival_ps"] = wide_int(r.last_arrival);
+  timing["end_ps"] = wide_int(r.end_time);
+  timing["span_ps"] = wide_int(r.span);
+  timing["idle_skipped_ps"] = wide_int(r.idle_skipped);
   timing["mpps_in_virtual"] = r.mpps_in;
   timing["mpps_out_virtual"] = r.mpps_out;
   timing["wall_seconds"] = r.wall_seconds;
@@ -299,10 +313,15 @@ py::dict decode_pcap(const std::string& path) {
 
 }  // namespace
 
+namespace tracelab {
+void bind_jumbogen(py::module_& m);  // jumbogen_path.cc
+}  // namespace tracelab
+
 PYBIND11_MODULE(tracelab_engine, m) {
   m.doc() = "tracelab embedded replay engine: sources -> queueing cores -> exact links, in picoseconds";
   py::register_exception<SpecError>(m, "SpecError", PyExc_ValueError);
   py::register_exception<ConservationError>(m, "ConservationError", PyExc_RuntimeError);
+  bind_jumbogen(m);
 
   m.def(
       "run",

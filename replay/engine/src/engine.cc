@@ -160,6 +160,7 @@ struct Engine::Impl {
   pcap_dumper_t* dumper = nullptr;
   int64_t epoch_ns = 0;
   bool have_epoch = false;
+  WideTime idle_skipped = 0;  // see RunResult::idle_skipped
   bool ran = false;
   // One source into one node without out_pcap or per-packet detail: the
   // packet itself says all a record would (its node arrival is its
@@ -508,7 +509,8 @@ struct Engine::Impl {
       detail.queue_delay[r.uid] = r.queued;
     }
     if (dumper) {
-      const int64_t ns = epoch_ns + t / kNanosecond;
+      const int64_t ns =
+          epoch_ns + (idle_skipped == 0 ? t / kNanosecond : static_cast<int64_t>((t + idle_skipped) / kNanosecond));
       pcap_pkthdr h{};
       h.ts.tv_sec = ns / 1000000000LL;
       h.ts.tv_usec = ns % 1000000000LL;  // nanoseconds: the dump was opened with nano precision
@@ -600,6 +602,7 @@ struct Engine::Impl {
       }
       if (best < now) throw std::logic_error("event in the past: a source or core went back in time");
       flush_deliveries(best);
+      if (best > kSkipAbove && kind == kSource && skip_idle(now, which)) continue;
       now = best;
       switch (kind) {
         case kPull:
@@ -638,6 +641,7 @@ struct Engine::Impl {
       }
       if (best < now) throw std::logic_error("event in the past: a source or core went back in time");
       flush_one_node(out, best);
+      if (best > kSkipAbove && !is_pull && skip_idle(now, 0)) continue;
       now = best;
       if (is_pull) {
         pull<Core, Lean>(0, now);
@@ -645,6 +649,52 @@ struct Engine::Impl {
         from_source<Core, Lean>(0, now);
       }
     }
+  }
+
+  // Skipping idle time. A recorded trace may span more than the clock's
+  // 2^63 ps (106 days). When the next event is a source arrival beyond
+  // 2^62 ps and the network is empty (nothing queued, on a link or in
+  // flight, no pull due), an idle gap longer than 2^60 ps (13 days) is cut
+  // to 2^60 ps: every source moves its arrivals earlier by the excess, and
+  // the engine adds it to idle_skipped. The cores then see a 13-day idle
+  // gap for a longer one, which changes nothing they decide (their flow
+  // timeouts and fading are seconds), and every time stays an exact
+  // integer. Returns true after a skip; throws when the source's arrival
+  // lies beyond the clock and cannot be brought onto it.
+  static constexpr Time kSkipAbove = Time{1} << 62;
+  static constexpr Time kSkipTo = Time{1} << 60;
+
+  [[gnu::cold]] bool skip_idle(Time now, size_t which) {
+    const Time idle_from = std::max(now, last_delivery);
+    bool empty = offered > 0 && cfg.until == kNever && cfg.measure_from == 0 && cfg.measure_until == kNever;
+    for (const auto& n : nodes)
+      empty = empty && n->pull_at == kNever && n->inbound.empty() && n->delivering.empty() &&
+              n->core->length_packets() == 0 && n->core->retire_at() == kNever && n->link_free_at <= idle_from;
+    WideTime next = 0;
+    bool any = false;
+    for (size_t i = 0; i < sources.size(); ++i) {
+      if (source_at[i] == kNever) continue;
+      empty = empty && sources[i]->movable();
+      if (!sources[i]->movable()) continue;
+      const WideTime t = sources[i]->exact_time();
+      next = any ? std::min(next, t) : t;
+      any = true;
+    }
+    if (empty && any && next - idle_from > kSkipTo) {
+      const WideTime d = next - idle_from - kSkipTo;
+      for (size_t i = 0; i < sources.size(); ++i)
+        if (source_at[i] != kNever) pending[i].a.pkt.arrival = source_at[i] = sources[i]->move_earlier(d);
+      idle_skipped += d;
+      return true;
+    }
+    Source& src = *sources[which];
+    if (source_at[which] == kLastInstant && src.movable() && src.exact_time() > kLastInstant)
+      throw std::runtime_error("source '" + src.spec() + "': a packet " +
+                               std::to_string(static_cast<int64_t>((src.exact_time() - idle_from) / kSecond / 86400)) +
+                               " days after the one before lies beyond the engine's clock (2^63 ps, 106 days), and "
+                               "the clock skips idle time only in a run without until or a measure window whose "
+                               "network is empty before such a gap: replay it faster (speed=) or cut it (count=)");
+    return false;
   }
 
   template <class Core>
@@ -701,8 +751,9 @@ struct Engine::Impl {
     res.delivered = delivered;
     res.dropped = dropped;
     res.first_arrival = offered ? first_arrival : 0;
-    res.last_arrival = last_arrival;
-    res.end_time = end;
+    res.last_arrival = last_arrival + idle_skipped;
+    res.end_time = end + idle_skipped;
+    res.idle_skipped = idle_skipped;
     uint64_t in_use = 0;  // records of packets in the network (none kept when lean)
     for (const Record& r : recs) in_use += r.in_use;
     std::string broken;
@@ -748,7 +799,8 @@ struct Engine::Impl {
     if (cfg.measure_until != kNever) {
       res.span = cfg.measure_until - cfg.measure_from;
     } else {
-      res.span = last_arrival > res.first_arrival ? last_arrival - res.first_arrival : end - res.first_arrival;
+      res.span = res.last_arrival > res.first_arrival ? res.last_arrival - res.first_arrival
+                                                      : res.end_time - res.first_arrival;
     }
     const double span_s = res.span > 0 ? static_cast<double>(res.span) * 1e-12 : 0;
     for (auto& np : nodes) {

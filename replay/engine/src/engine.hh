@@ -28,6 +28,7 @@
 
 #include "metrics.hh"
 #include "queue_core.hh"
+#include "sources.hh"
 
 namespace tracelab::engine {
 
@@ -111,8 +112,14 @@ struct RunResult {
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, uint64_t>>>> sources;
   // Conservation over every packet of the run (not only the measured ones).
   uint64_t offered = 0, delivered = 0, dropped = 0, queued = 0, in_flight = 0;
-  Time first_arrival = 0, last_arrival = 0, end_time = 0;
-  Time span = 0;        // measured window: [first, last] source arrival, or the measure window
+  // Exact times, idle time skipped by the clock included (see idle_skipped).
+  WideTime first_arrival = 0, last_arrival = 0, end_time = 0;
+  WideTime span = 0;  // measured window: [first, last] source arrival, or the measure window
+  // Idle time the engine's clock skipped (engine.cc, skip_idle): the sum,
+  // over idle gaps of a recorded trace that would carry the clock past 2^62
+  // ps, of each gap's length beyond 2^60 ps (13 days). Per-packet detail
+  // times and the flow-table time at each size are on that clock.
+  WideTime idle_skipped = 0;
   double mpps_in = 0;   // offered per virtual second
   double mpps_out = 0;  // transmissions of the last node per virtual second
   double wall_seconds = 0;

@@ -311,7 +311,8 @@ class PcapSource final : public Source {
       }
       last_rel_ = rel;
       a.pkt = Packet{};
-      a.pkt.arrival = replay_time(rel);
+      exact_ = replay_time(rel);
+      a.pkt.arrival = on_clock();
       a.pkt.length = d.ip_length;
       a.pkt.flow_hash = d.flow_hash;
       a.pkt.conn_hash = d.conn_hash;
@@ -329,25 +330,32 @@ class PcapSource final : public Source {
     }
   }
 
-  // The replay time of a packet `rel` ns after the first: exact at the
-  // recorded speed; scaled, computed wide so that a long capture replayed
-  // fast fits the engine's clock even when its recorded span does not.
-  Time replay_time(int64_t rel) const {
-    const long double limit = static_cast<long double>(kNever - 1 - start_);
+  // The replay time of a packet `rel` ns after the first, before any idle
+  // time is skipped: exact at the recorded speed; scaled in double where
+  // the scaled time fits the clock (as ever: the same results), beyond it
+  // divided by the speed-up in long double (exact for x1000).
+  WideTime replay_time(int64_t rel) const {
+    if (scale_ == 1.0) return static_cast<WideTime>(start_) + static_cast<WideTime>(rel) * kNanosecond;
+    const double limit = static_cast<double>(kLastInstant - start_);
     if (rel <= std::numeric_limits<Time>::max() / kNanosecond) {
-      const Time ps = rel * kNanosecond;
-      if (scale_ == 1.0 && ps <= limit) return start_ + ps;
-      const double scaled = static_cast<double>(ps) * scale_;  // as ever: the same results
-      if (scale_ != 1.0 && scaled < limit) return start_ + round_ps(scaled);
-    } else {
-      // Divided by the speed-up, not multiplied by its inverse: exact for x1000.
-      const long double scaled = static_cast<long double>(rel) * kNanosecond / speedup_;
-      if (scaled < limit) return start_ + static_cast<Time>(std::floor(scaled + 0.5L));
+      const double scaled = static_cast<double>(rel * kNanosecond) * scale_;
+      if (scaled < limit) return start_ + round_ps(scaled);
     }
-    throw std::runtime_error("pcap '" + path_ + "': packet " + std::to_string(file_->read_) + " comes " +
-                             std::to_string(rel / 86400000000000LL) +
-                             " days after the first; replayed at this speed the trace would outlast the engine's "
-                             "clock (2^63 ps, 106 days): replay it faster (speed=) or cut it (count=)");
+    const long double scaled = static_cast<long double>(rel) * kNanosecond / speedup_;
+    return static_cast<WideTime>(start_) + static_cast<WideTime>(std::floor(scaled + 0.5L));
+  }
+  // The last packet's time on the engine's clock: moved earlier by the idle
+  // time skipped so far, held at kLastInstant while it lies beyond.
+  Time on_clock() const {
+    const WideTime t = exact_ - moved_;
+    return t > kLastInstant ? kLastInstant : static_cast<Time>(t);
+  }
+
+  bool movable() const override { return true; }
+  WideTime exact_time() const override { return exact_ - moved_; }
+  Time move_earlier(WideTime d) override {
+    moved_ += d;
+    return on_clock();
   }
 
   std::vector<std::pair<std::string, uint64_t>> counts() const override {
@@ -399,6 +407,8 @@ class PcapSource final : public Source {
   double speedup_ = 1.0;  // 1 / scale_, as given when given (speed=)
   bool have_first_ = false;
   int64_t first_ns_ = 0, last_rel_ = 0;
+  WideTime exact_ = 0;  // the last packet's replay time, idle skips not applied
+  WideTime moved_ = 0;  // idle time the engine skipped (move_earlier())
 };
 
 // ---------------------------------------------------------------- synthetic

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +34,13 @@ struct Arrival {
   int64_t ts_sec = 0, ts_nsec = 0;  // capture timestamp of a recorded packet
 };
 
+// A time that may lie beyond the engine's clock (Time, 2^63 ps = 106 days):
+// an arrival's exact time before the engine skips idle time (engine.cc).
+using WideTime = __int128;
+// The latest instant the clock holds; a movable source reports an arrival
+// beyond it at this instant until the engine moves it (move_earlier()).
+constexpr Time kLastInstant = kNever - 1;
+
 struct SourceContext {
   uint64_t link_bps = 10000000000ULL;  // reference rate for `load=`
   uint64_t seed = 1;                   // run seed
@@ -51,6 +59,19 @@ class Source {
   virtual int linktype() const { return -1; }
   // False when the source never ends by itself (needs a stop time).
   virtual bool bounded() const = 0;
+  // Whether the engine may move this source's arrivals earlier to skip an
+  // idle gap (a recorded trace: its times are data; a synthetic source's
+  // times always fit the clock, and it is never moved).
+  virtual bool movable() const { return false; }
+  // The exact time of the arrival next() returned last, on the engine's
+  // clock, beyond kLastInstant if it lies there. Movable sources only.
+  virtual WideTime exact_time() const { throw std::logic_error("exact_time() of an immovable source"); }
+  // Moves the arrival next() returned last and every later one `d` earlier;
+  // returns that arrival's new time. Movable sources only.
+  virtual Time move_earlier(WideTime d) {
+    (void)d;
+    throw std::logic_error("move_earlier() of an immovable source");
+  }
 
   const std::string& spec() const { return spec_; }
   uint32_t first_node() const { return first_node_; }

@@ -324,20 +324,72 @@ TEST(Engine, CaptureSpanningYearsRunsScaledAndIsRefusedClearlyUnscaled) {
   RunConfig cfg;
   cfg.sources = {"pcap(path=" + pcap + ")"};
   cfg.nodes = {NodeConfig{"fifo(capacity=10)", 10000000000ULL, 0, 0}};
+  // The clock skips idle time only without a measure window (or until).
+  cfg.measure_from = 1;
   try {
     run(cfg);
-    ADD_FAILURE() << "a 3-year capture ran at its recorded speed";
+    ADD_FAILURE() << "a 3-year capture ran at its recorded speed with a measure window";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("packet 3 comes 1095 days after the first"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("a packet 1094 days after the one before"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("106 days"), std::string::npos) << e.what();
   }
+  cfg.measure_from = 0;
   // x1000: 94 608 s of replay, within the clock; the times are exact.
   cfg.sources = {"pcap(path=" + pcap + ", speed=1000)"};
   cfg.detail = true;
   RunResult r = run(cfg);
   EXPECT_EQ(r.delivered, 3u);
+  EXPECT_EQ(r.idle_skipped, 0);
   EXPECT_EQ(r.detail.created[1], 1 * kNanosecond);  // 1 us after the first, x1000
   EXPECT_EQ(r.last_arrival, kYears3 / 1000 * kNanosecond);
+}
+
+TEST(Engine, CaptureSpanningYearsRunsExactlyBySkippingIdleTime) {
+  // Two packets, 5.8 years of silence, three more: at the recorded speed
+  // the clock skips the gap beyond 2^60 ps (13 days). The oracle is the
+  // same capture with a 20-day gap, which runs without a skip: the cores
+  // see an idle gap of 13 days or more either way, so every fate and delay
+  // is the same, and the times differ by exactly the gap's difference.
+  constexpr int64_t kGap = 2117LL * 86400 * 1000000000LL;  // 5.8 years, ns
+  constexpr int64_t kDays20 = 20LL * 86400 * 1000000000LL;
+  auto trace = [](int64_t gap) {
+    return std::vector<TestPacket>{
+        {kT0, 1250}, {kT0 + 500, 1250}, {kT0 + gap, 1250}, {kT0 + gap + 300, 1250}, {kT0 + gap + 600, 1250}};
+  };
+  RunConfig cfg;
+  cfg.nodes = {NodeConfig{"fifo(capacity=2)", 10000000000ULL, 0, 0}};  // 1 us a packet; the third of a burst drops
+  cfg.detail = true;
+  cfg.sources = {"pcap(path=" + write_pcap("gap20d.pcap", trace(kDays20)) + ")"};
+  const RunResult oracle = run(cfg);
+  const std::string out = ::testing::TempDir() + "years_out.pcap";
+  cfg.sources = {"pcap(path=" + write_pcap("gap_years.pcap", trace(kGap)) + ")"};
+  cfg.out_pcap = out;
+  const RunResult r = run(cfg);
+
+  EXPECT_EQ(oracle.idle_skipped, 0);
+  // The network is empty from the second delivery (2 us) on.
+  const WideTime gap_ps = static_cast<WideTime>(kGap) * kNanosecond;
+  EXPECT_EQ(r.idle_skipped, gap_ps - 2 * kMicrosecond - (WideTime{1} << 60));
+  EXPECT_EQ(r.last_arrival, gap_ps + 600 * kNanosecond);
+  EXPECT_EQ(r.end_time, gap_ps + 2 * kMicrosecond);
+  EXPECT_EQ(r.span, r.last_arrival);
+  EXPECT_EQ(r.delivered, 4u);
+  EXPECT_EQ(r.dropped, 1u);
+  EXPECT_EQ(r.detail.fate, oracle.detail.fate);
+  EXPECT_EQ(r.detail.queue_delay, oracle.detail.queue_delay);
+  for (size_t i = 2; i < 5; ++i)  // on the engine's clock: the gap cut to 13 days
+    EXPECT_EQ(r.detail.created[i] - oracle.detail.created[i],
+              static_cast<Time>(gap_ps - r.idle_skipped - static_cast<WideTime>(kDays20) * kNanosecond));
+  // The delivered pcap carries the exact delivery times.
+  char err[PCAP_ERRBUF_SIZE];
+  pcap_t* p = pcap_open_offline_with_tstamp_precision(out.c_str(), PCAP_TSTAMP_PRECISION_NANO, err);
+  ASSERT_NE(p, nullptr) << err;
+  std::vector<int64_t> ts;
+  pcap_pkthdr* h;
+  const u_char* d;
+  while (pcap_next_ex(p, &h, &d) == 1) ts.push_back(static_cast<int64_t>(h->ts.tv_sec) * 1000000000LL + h->ts.tv_usec);
+  pcap_close(p);
+  EXPECT_EQ(ts, (std::vector<int64_t>{kT0 + 1000, kT0 + 2000, kT0 + kGap + 1000, kT0 + kGap + 2000}));
 }
 
 TEST(Engine, OutPcapHasTheDeliveredPacketsAtTheirDeliveryTimes) {
