@@ -5,8 +5,9 @@
 // same fate at the same picosecond for every packet.
 //
 // Usage: tl-ns3-decisions TRACE RATE_BPS SPEC OUT.csv [mtq_us=N] [qtl_ns=N] [budget=T]
-//   TRACE  pcap (Ethernet, VLAN tags allowed, or raw IP); IPv4 packets are
-//          replayed, non-IP frames skipped (as the engine's pcap source does)
+//   TRACE  pcap (Ethernet, VLAN tags allowed, or raw IP); IPv4 and IPv6
+//          packets are replayed, non-IP frames skipped (as the engine's pcap
+//          source does)
 //   SPEC   the engine's element spec, e.g. 'efd(capacity=20, th=30000)'
 //          (TlParseSpec: the same string selects the queue disc and its
 //          attributes)
@@ -34,8 +35,9 @@
 // After every enqueue and dequeue the driver also requires ns-3's view to be
 // the core's: packets and bytes held (GetNPackets, GetNBytes), received,
 // sent and dropped counts (GetStats), the FlowTableSize trace.
-// The items are Ipv4QueueDiscItems built from the trace: the IPv4 header
-// deserialized from the captured bytes, the captured transport bytes, and
+// The items are Ipv4QueueDiscItems (Ipv6QueueDiscItems) built from the
+// trace: the IPv4 (fixed IPv6) header deserialized from the captured bytes,
+// the captured bytes after it (IPv6: extension and transport headers), and
 // zero padding up to the IP total length.
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +48,8 @@
 
 #include "ns3/ipv4-l3-protocol.h"
 #include "ns3/ipv4-queue-disc-item.h"
+#include "ns3/ipv6-l3-protocol.h"
+#include "ns3/ipv6-queue-disc-item.h"
 #include "ns3/packet.h"
 #include "ns3/pcap-file.h"
 #include "ns3/trace-helper.h"
@@ -68,7 +72,7 @@ struct Record {
 
 struct Trace {
   std::vector<int64_t> t;  // ps since the first replayed packet
-  std::vector<Ptr<Ipv4QueueDiscItem>> items;
+  std::vector<Ptr<QueueDiscItem>> items;
   uint64_t skipped = 0;
 };
 
@@ -103,18 +107,34 @@ Trace Read(const char* path, const TlMtqQtlTag* tag) {
         type = uint16_t(d[off + 2] << 8 | d[off + 3]);
         off += 4;
       }
-      if (type == 0x86dd) Die("IPv6 packets are not replayed by this driver; use an IPv4 trace");
-      if (type != 0x0800) {
+      if (type != 0x0800 && type != 0x86dd) {
         ++tr.skipped;
         continue;
       }
-    } else if (dlt != PcapHelper::DLT_RAW && dlt != 228 /* DLT_IPV4 */) {
+    } else if (dlt != PcapHelper::DLT_RAW && dlt != 12 /* DLT_RAW (BSD) */ && dlt != 228 /* DLT_IPV4 */ &&
+               dlt != 229 /* DLT_IPV6 */) {
       Die(std::string(path) + ": link type " + std::to_string(dlt) + " not supported");
     }
     const uint8_t* ip = d + off;
     const size_t cap = read - off;
+    if (cap >= 40 && (ip[0] >> 4) == 6) {
+      const size_t total = 40 + (size_t(ip[4]) << 8 | ip[5]);
+      const int64_t ns = int64_t(sec) * 1000000000 + int64_t(sub) * tick;
+      if (t0 < 0) t0 = ns;
+      Ptr<Packet> hp = Create<Packet>(ip, 40);
+      Ipv6Header header;
+      hp->RemoveHeader(header);
+      const size_t rest = std::min(cap, total) - 40;
+      Ptr<Packet> payload = Create<Packet>(ip + 40, rest);
+      if (total - 40 > rest) payload->AddPaddingAtEnd(total - 40 - rest);
+      Ptr<Ipv6QueueDiscItem> item = Create<Ipv6QueueDiscItem>(payload, Address(), Ipv6L3Protocol::PROT_NUMBER, header);
+      if (item->GetSize() != total) Die("an item's size differs from its IPv6 length");
+      if (tag) payload->AddPacketTag(*tag);
+      tr.t.push_back((ns - t0) * 1000);
+      tr.items.push_back(item);
+      continue;
+    }
     if (cap < 20 || (ip[0] >> 4) != 4) {
-      if (cap >= 1 && (ip[0] >> 4) == 6) Die("IPv6 packets are not replayed by this driver; use an IPv4 trace");
       ++tr.skipped;
       continue;
     }

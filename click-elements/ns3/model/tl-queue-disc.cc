@@ -4,6 +4,7 @@
 #include "tl-queue-disc.hh"
 
 #include <cctype>
+#include <cstring>
 #include <stdexcept>
 
 #include "ns3/boolean.h"
@@ -13,6 +14,7 @@
 #include "ns3/ipv4-l3-protocol.h"
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/ipv4-routing-protocol.h"
+#include "ns3/ipv6-queue-disc-item.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -73,10 +75,92 @@ void TlMtqQtlTag::Deserialize(TagBuffer i) {
 
 void TlMtqQtlTag::Print(std::ostream& os) const { os << "mtq_us=" << fields.mtq_us << " qtl_ns=" << fields.qtl_ns; }
 
+namespace {
+
+// FNV-1a over bytes, continuing from h.
+uint64_t Fnv(uint64_t h, const uint8_t* b, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    h ^= b[i];
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+// The directional 5-tuple of an IPv6 packet as describe_ipv4 keys IPv4's:
+// addresses, ports (first fragment, TCP/UDP), the transport protocol after
+// the extension headers; the flow label and traffic class are not part of
+// it. flow_hash = FNV-1a of (src, sport, dst, dport, proto) in wire order,
+// conn_hash the same with the endpoints ordered.
+uint64_t Ipv6TupleHash(const uint8_t* a, const uint8_t* pa, const uint8_t* b, const uint8_t* pb, uint8_t proto) {
+  uint64_t h = 1469598103934665603ULL;
+  h = Fnv(h, a, 16);
+  h = Fnv(h, pa, 2);
+  h = Fnv(h, b, 16);
+  h = Fnv(h, pb, 2);
+  return Fnv(h, &proto, 1);
+}
+
+// Fill `p` from the IPv6 packet ip[0..len) (header, then at least the
+// extension and transport headers present); length = 40 + payload length.
+void DescribeIpv6(const uint8_t* ip, size_t len, size_t total, tracelab::Packet& p) {
+  p.length = static_cast<uint32_t>(total);
+  uint8_t next = ip[6];
+  size_t off = 40;
+  bool later_fragment = false;
+  // Hop-by-hop, routing, fragment and destination options precede the transport header.
+  while ((next == 0 || next == 43 || next == 44 || next == 60) && off + 8 <= len) {
+    if (next == 44) later_fragment = ((ip[off + 2] << 8 | ip[off + 3]) & 0xfff8) != 0;
+    const size_t ext = next == 44 ? 8 : (ip[off + 1] + 1u) * 8;
+    next = ip[off];
+    off += ext;
+  }
+  static const uint8_t kNoPort[2] = {0, 0};
+  const uint8_t* sport = kNoPort;
+  const uint8_t* dport = kNoPort;
+  const uint8_t* l4 = ip + off;
+  const size_t l4len = off < len ? len - off : 0;
+  if (next == 6 && !later_fragment && l4len >= 20) {
+    sport = l4;
+    dport = l4 + 2;
+    p.flags |= tracelab::kFlagTcp;
+    p.tcp_seq = uint32_t(l4[4]) << 24 | uint32_t(l4[5]) << 16 | uint32_t(l4[6]) << 8 | l4[7];
+    p.tcp_ack = uint32_t(l4[8]) << 24 | uint32_t(l4[9]) << 16 | uint32_t(l4[10]) << 8 | l4[11];
+    const uint8_t f = l4[13];  // FIN 0x01, SYN 0x02, RST 0x04, ACK 0x10
+    if (f & 0x02) p.flags |= tracelab::kFlagSyn;
+    if (f & 0x01) p.flags |= tracelab::kFlagFin;
+    const long payload = long(total) - long(off) - long((l4[12] >> 4) * 4);
+    if ((f & 0x10) && payload <= 0 && !(f & 0x07)) p.flags |= tracelab::kFlagPureAck;
+  } else if (next == 17 && !later_fragment && l4len >= 4) {
+    sport = l4;
+    dport = l4 + 2;
+  }
+  const uint8_t* src = ip + 8;
+  const uint8_t* dst = ip + 24;
+  p.flow_hash = Ipv6TupleHash(src, sport, dst, dport, next);
+  const int order = std::memcmp(src, dst, 16);
+  const bool forward = order < 0 || (order == 0 && std::memcmp(sport, dport, 2) <= 0);
+  p.conn_hash = forward ? p.flow_hash : Ipv6TupleHash(dst, dport, src, sport, next);
+}
+
+}  // namespace
+
 void TlDescribeItem(Ptr<const QueueDiscItem> item, tracelab::Packet& p) {
   Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
   if (!ip) {
-    p.length = item->GetSize();
+    Ptr<const Ipv6QueueDiscItem> ip6 = DynamicCast<const Ipv6QueueDiscItem>(item);
+    if (!ip6) {
+      p.length = item->GetSize();
+      return;
+    }
+    // The IPv6 header as it goes on the wire, then up to 120 bytes of
+    // extension and transport headers.
+    uint8_t bytes[40 + 120];
+    Buffer b;
+    b.AddAtStart(40);
+    ip6->GetHeader().Serialize(b.Begin());
+    b.CopyData(bytes, 40);
+    const uint32_t rest = ip6->GetPacket()->CopyData(bytes + 40, sizeof(bytes) - 40);
+    DescribeIpv6(bytes, 40 + rest, 40 + ip6->GetPacket()->GetSize(), p);
     return;
   }
   // The IPv4 header as it will go on the wire, then the transport header:

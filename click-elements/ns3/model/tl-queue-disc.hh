@@ -74,7 +74,10 @@ class TlItemStore : public Queue<QueueDiscItem> {
 // Fill `p` (length, hashes, TCP fields and flags) from an ns-3 item the way
 // the Click elements do from the IP bytes: an Ipv4QueueDiscItem is
 // serialized (IPv4 header + the first 60 bytes of its payload) and handed
-// to tracelab::describe_ipv4; any other item is one flow (hash 0) of its size.
+// to tracelab::describe_ipv4; an Ipv6QueueDiscItem is keyed the same way by
+// its directional 5-tuple (128-bit addresses, ports and transport protocol
+// after the extension headers; the flow label aside); any other item is one
+// flow (hash 0) of its size.
 void TlDescribeItem(Ptr<const QueueDiscItem> item, tracelab::Packet& p);
 
 // The MTQ and QTL header fields of [004] (algorithms.md §7) on an ns-3
