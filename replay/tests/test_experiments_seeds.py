@@ -5,6 +5,7 @@ against values computed by hand."""
 from __future__ import annotations
 
 import pytest
+import tracelab_engine as engine
 from tracelab.replay.experiments import ncq_analytic as ncq
 from tracelab.replay.experiments.outcome import Context
 from tracelab.replay.experiments.registry import EXPERIMENTS
@@ -36,3 +37,25 @@ def test_ncq4_every_check_holds_at_the_quick_scale():
     assert o.passed, [c for c in o.checks if not c.held]
     # One row per share and swept utilisation, plus the engine's rows.
     assert len(o.rows) == len(ncq.SHARES) * len(ncq.UTILS) + 4
+
+
+def test_jg7_every_oracle_holds_at_the_quick_scale():
+    o = quick("E-JG-7")
+    assert o.passed, [c for c in o.checks if not c.held]
+
+
+def test_jumbogen_path_refuses_bad_input_with_one_line():
+    with pytest.raises(ValueError, match="unknown router parameter 'min_thresh'"):
+        engine.jumbogen_path([(0, 100)], routers=[{"min_thresh": 1}])
+    with pytest.raises(ValueError, match="arrival order"):
+        engine.jumbogen_path([(10, 100), (0, 100)])
+
+
+def test_jumbogen_path_shapes_to_the_ingress_spacing():
+    # Three packets 100 µs apart, JFET 1 ms, hold: released at 1 ms, split 100 µs apart at the egress.
+    us = 10**6
+    r = engine.jumbogen_path([(0, 100), (100 * us, 200), (200 * us, 300)])
+    assert r["egress_ps"] == [1000 * us, 1100 * us, 1200 * us]
+    assert r["grams"][0]["wire_bytes"] == 20 + 6 + 4 * 3 + 600
+    unshaped = engine.jumbogen_path([(0, 100), (100 * us, 200)], shaping=False)
+    assert unshaped["egress_ps"] == [1000 * us, 1000 * us]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import closed_loop as cl
-from . import ncq_analytic, runs, thesis_more, workload_models
+from . import jumbogen_units, ncq_analytic, runs, thesis_more, workload_models
 from .outcome import Context, Outcome
 
 OPEN, CLOSED = "open loop", "closed loop"
@@ -55,6 +55,18 @@ EXPERIMENTS: dict[str, Experiment] = {
             20000.0,
             2000.0,
             4,
+            1,
+        ),
+        # packets of each QTime stream
+        Experiment(
+            "E-JG-7",
+            "JumboGen unit-level oracles ([002 §2–§3])",
+            OPEN,
+            ENGINE,
+            jumbogen_units.e_jg_7,
+            200000,
+            20000,
+            3,
             1,
         ),
         Experiment("E-MTQ-4", "QTL + MTQ, model 2 ([004] Tables 2–3)", OPEN, ENGINE, runs.e_mtq_4, 300.0, 30.0, 48, 2),
