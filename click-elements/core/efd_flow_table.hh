@@ -230,7 +230,8 @@ class IdleScan {
 };
 
 // The flow state of the classifiers that keep one entry per flow and expire
-// idle ones (Run2C, SIFT, X-Protect): the table, its idle scan, and the count
+// idle ones and look a flow up without inserting it (SIFT, X-Protect; Run2C
+// keeps a FlowRecordTable, flow_record_table.hh): the table, its idle scan, and the count
 // of packets whose flow the full table could not record.
 template <typename Entry>
 struct ScannedFlows {

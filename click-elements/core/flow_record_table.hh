@@ -1,8 +1,8 @@
 // tracelab queueing cores: the per-flow record table of the full-state
-// sorted cores (LAS, LASACK, LARS; docs/reference/algorithms.md §3.1,
-// §3.2).
+// cores (LAS, LASACK, LARS, Run2C, Run2CACK; docs/reference/algorithms.md
+// §3.1, §3.2, §2.4).
 //
-// LAS and LARS keep a record for every flow seen within the idle timeout,
+// LAS, LARS and Run2C keep a record for every flow seen within the idle timeout,
 // up to `max_flows` (65 536 by default): megabytes, looked up once per
 // arrival at a key nothing predicts, and mostly a key that is new or not
 // tracked (in core_bench 85 % of the packets open a new flow, so the table
