@@ -430,6 +430,30 @@ def _read_csv(path: Path) -> dict[str, list[str]]:
     return {h: [r[i] for r in body] for i, h in enumerate(head)}
 
 
+def _read_packets(path: Path) -> dict[str, np.ndarray]:
+    """packets.csv as columns (a long run has millions of rows): an empty
+    server is -1 (not a server's packet), an empty sojourn NaN (dropped)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    types = {
+        "dir": pa.int64(),
+        "server": pa.int64(),
+        "ip_bytes": pa.int64(),
+        "arrival_s": pa.float64(),
+        "fate": pa.string(),
+        "sojourn_s": pa.float64(),
+    }
+    t = pcsv.read_csv(path, convert_options=pcsv.ConvertOptions(column_types=types))
+    return {
+        "dir": t["dir"].to_numpy(),
+        "server": t["server"].fill_null(-1).to_numpy(),
+        "ip_bytes": t["ip_bytes"].to_numpy(),
+        "fate": np.asarray(t["fate"].to_pylist(), dtype=object),
+        "sojourn_s": t["sojourn_s"].to_numpy(zero_copy_only=False),
+    }
+
+
 class ConservationError(Exception):
     """The simulator's outputs do not add up: a bug, never a silent result."""
 
@@ -440,15 +464,11 @@ def metrics(schedule: Schedule, setup: Setup, ns3_dir: Path, wall: float) -> dic
 
     summary = json.loads((ns3_dir / "summary.json").read_text())
     conns = _read_csv(ns3_dir / "connections.csv")
-    pk = _read_csv(ns3_dir / "packets.csv")
+    pk = _read_packets(ns3_dir / "packets.csv")
     names = class_names(setup.view)
     half = SERVERS // 2
     # Packets at the bottleneck: dir 0 upload (client -> server), 1 download.
-    dirs = np.asarray(pk["dir"], dtype=np.int64)
-    server = np.asarray([int(s) if s else -1 for s in pk["server"]], dtype=np.int64)
-    nbytes = np.asarray(pk["ip_bytes"], dtype=np.int64)
-    fate = np.asarray(pk["fate"])
-    sojourn = np.asarray([float(s) if s else math.nan for s in pk["sojourn_s"]])
+    dirs, server, nbytes, fate, sojourn = pk["dir"], pk["server"], pk["ip_bytes"], pk["fate"], pk["sojourn_s"]
     pscope = (server >= half).astype(np.int64) if setup.view == "topological" else np.zeros(len(server), np.int64)
     pcls = np.where(server >= 0, _class_of(setup.view, pscope, dirs == 1), -1)
     reasons = list(engine.drop_reasons())
