@@ -22,28 +22,54 @@ class ProfileError(Exception):
     """A profile file is missing, unreadable or lacks required columns."""
 
 
-# The major version of the tables' schema this code reads: the analyzer writes
+# The major versions of the tables' schema this code reads: the analyzer writes
 # `tracelab.schema_version` ("MAJOR.MINOR") in every Parquet file's key-value
 # metadata and changes the major when a column changes type or meaning
-# (docs/analyzer.md "Schema version"). Files without the key predate it and
-# have the schema of major 1.
-SCHEMA_MAJOR = 1
+# (docs/analyzer.md "Parquet layout"). 2 stores times (`ts`, `bin_start`) as
+# timestamp[us, UTC] where 1 had float seconds, and adds `uid` to the samples
+# tables; `read_table` gives both as 2 with times in float seconds. Files
+# without the key predate it and have the schema of major 1.
+SCHEMA_MAJORS = (1, 2)
 SCHEMA_VERSION_KEY = b"tracelab.schema_version"
+# The version of the tables this package writes (zeeklog.to_profile), the analyzer's.
+SCHEMA_VERSION = b"2.0"
+_UNIT_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
 
 
 def check_schema_version(path, metadata: dict | None) -> None:
-    """Refuse a file whose schema major version is not ``SCHEMA_MAJOR``, in one line."""
-    version = (metadata or {}).get(SCHEMA_VERSION_KEY, b"%d.0" % SCHEMA_MAJOR).decode("utf-8", "replace")
+    """Refuse a file whose schema major version is not one of ``SCHEMA_MAJORS``, in one line."""
+    version = (metadata or {}).get(SCHEMA_VERSION_KEY, b"1.0").decode("utf-8", "replace")
     major = version.split(".", 1)[0]
-    if major != str(SCHEMA_MAJOR):
+    if major not in {str(m) for m in SCHEMA_MAJORS}:
+        known = " and ".join(f"{m}.x" for m in SCHEMA_MAJORS)
         raise ProfileError(
             f"{path}: schema version {version} is not supported "
-            f"(this tracelab reads {SCHEMA_MAJOR}.x; profile the trace again with this version)"
+            f"(this tracelab reads {known}; profile the trace again with this version)"
         )
 
 
+def seconds(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """Times as float64 seconds since the epoch: timestamps (schema 2) converted,
+    numbers (schema 1, Zeek logs) cast."""
+    if pa.types.is_timestamp(values.type):
+        ticks = pc.cast(pc.cast(values, pa.int64()), pa.float64())
+        return pc.divide(ticks, float(_UNIT_PER_SECOND[values.type.unit]))
+    return pc.cast(values, pa.float64())
+
+
+def times_as_seconds(table: pa.Table) -> pa.Table:
+    """``table`` with every timestamp column as float64 seconds since the epoch,
+    the form every model and report computes with (and Zeek's `ts`)."""
+    for i, field in enumerate(table.schema):
+        if pa.types.is_timestamp(field.type):
+            as_seconds = pa.field(field.name, pa.float64(), field.nullable, field.metadata)
+            table = table.set_column(i, as_seconds, seconds(table.column(i)))
+    return table
+
+
 def read_table(profile_dir: str | Path, name: str, columns=None, required=True) -> pa.Table | None:
-    """Read ``profile_dir/name``; check its schema version and that ``columns`` exist."""
+    """Read ``profile_dir/name``; check its schema version and that ``columns`` exist.
+    Times come back as float64 seconds (``times_as_seconds``)."""
     path = Path(profile_dir) / name
     if not path.exists():
         if required:
@@ -57,7 +83,7 @@ def read_table(profile_dir: str | Path, name: str, columns=None, required=True) 
     missing = [c for c in (columns or ()) if c not in table.column_names]
     if missing:
         raise ProfileError(f"{path}: missing column(s) {', '.join(missing)}")
-    return table.select(list(columns)) if columns else table
+    return times_as_seconds(table.select(list(columns)) if columns else table)
 
 
 def read_summary(profile_dir: str | Path) -> dict:

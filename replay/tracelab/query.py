@@ -74,6 +74,9 @@ def connect(dataset: Path):
     if not sources:
         raise CommandError(INPUT, f"{dataset}: no table of a profile found ({', '.join(TABLES)} as Parquet)")
     con = duckdb.connect()
+    # Times (`ts`, `bin_start`: TIMESTAMP WITH TIME ZONE) are shown in UTC,
+    # whatever the machine's zone, so results are the same everywhere.
+    con.execute("SET TimeZone = 'UTC'")
     _check_schema_versions(con, dataset)
     for name, sql in sources.items():
         con.execute(f"CREATE VIEW {name} AS {sql}")
@@ -136,6 +139,7 @@ def write_output(rel, fmt: str, output: Path | None, max_rows: int) -> None:
             raise CommandError(USAGE, "--format parquet needs -o FILE")
         _atomic(output, lambda tmp: rel.write_parquet(str(tmp), compression="zstd"))
         return
+    rel = _utc_wall_times(rel)
     if fmt == "table":
         text = format_table(rel.columns, rel.fetchall(), max_rows) + "\n"
     elif fmt == "csv":
@@ -147,6 +151,18 @@ def write_output(rel, fmt: str, output: Path | None, max_rows: int) -> None:
         sys.stdout.write(text)
     else:
         _atomic(output, lambda tmp: tmp.write_text(text))
+
+
+def _utc_wall_times(rel):
+    """``rel`` with its TIMESTAMP WITH TIME ZONE columns as plain TIMESTAMPs of the
+    UTC wall time (the session's zone): Python rows of zoned times would need pytz,
+    and the text (table, CSV, JSON) is the same."""
+    zoned = [str(t) == "TIMESTAMP WITH TIME ZONE" for t in rel.types]
+    if not any(zoned):
+        return rel
+    quoted = ['"' + c.replace('"', '""') + '"' for c in rel.columns]
+    columns = (f"CAST({q} AS TIMESTAMP) AS {q}" if z else q for q, z in zip(quoted, zoned, strict=True))
+    return rel.project(", ".join(columns))
 
 
 def _csv(rel) -> str:

@@ -40,9 +40,13 @@ class PartitionError(Exception):
     """The profile could not be rewritten (its plain layout is left as it was)."""
 
 
-def partition_keys(seconds: pa.Array, by: str) -> list[str]:
-    """The partition folder (`date=YYYY-MM-DD[/hour=HH]`, UTC) of each time."""
-    stamps = pc.cast(pc.multiply(pc.floor(seconds), 1_000_000), pa.int64()).cast(pa.timestamp("us", tz="UTC"))
+def partition_keys(times: pa.Array, by: str) -> list[str]:
+    """The partition folder (`date=YYYY-MM-DD[/hour=HH]`, UTC) of each time:
+    a timestamp (schema 2) or float seconds (schema 1)."""
+    if pa.types.is_timestamp(times.type):
+        stamps = times.cast(pa.timestamp("us", tz="UTC"))
+    else:
+        stamps = pc.cast(pc.multiply(pc.floor(times), 1_000_000), pa.int64()).cast(pa.timestamp("us", tz="UTC"))
     fmt = "date=%Y-%m-%d/hour=%H" if by == "hour" else "date=%Y-%m-%d"
     return pc.strftime(stamps, format=fmt).to_pylist()
 
