@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import tracelab_engine as engine
+from tracelab.replay.experiments import mtq_chain as mtq
 from tracelab.replay.experiments import ncq_analytic as ncq
 from tracelab.replay.experiments.outcome import Context
 from tracelab.replay.experiments.registry import EXPERIMENTS
@@ -59,3 +60,25 @@ def test_jumbogen_path_shapes_to_the_ingress_spacing():
     assert r["grams"][0]["wire_bytes"] == 20 + 6 + 4 * 3 + 600
     unshaped = engine.jumbogen_path([(0, 100), (100 * us, 200)], shaping=False)
     assert unshaped["egress_ps"] == [1000 * us, 1000 * us]
+
+
+def checks(outcome, prefix):
+    matching = [c for c in outcome.checks if c.name.startswith(prefix)]
+    assert matching, f"no check starting with {prefix!r}"
+    return matching
+
+
+def test_mtq_chain_eplr_is_discards_plus_late_and_qtl_bounds_the_delay():
+    # 10 s of model 2 with QTL = 10 ms: EPLR = network loss + late, and no packet is delivered with a total
+    # queueing delay above its QTL (INV of [004 §5.3]), so none is late for D = 10.
+    r = mtq.run_chain(mtq.scenario_groups("model 2, D=10", qtl_ms=10.0), 10.0, 1)
+    for g in r.eplr:
+        assert r.eplr[g] == pytest.approx(r.network_loss[g] + r.late[g], abs=1e-12)
+        assert r.max_queue_delay_ms[g] <= 10.0
+        assert r.late[g] == 0
+    assert sum(b for _, b in r.node_drops) > 0 and all(a == 0 for a, _ in r.node_drops)
+
+
+def test_mtq1_group0_worst_and_light_loads_lossless():
+    o = quick("E-MTQ-1")
+    assert o.passed, [c for c in o.checks if not c.held]

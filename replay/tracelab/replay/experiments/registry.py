@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import closed_loop as cl
-from . import jumbogen_units, ncq_analytic, runs, thesis_more, workload_models
+from . import jumbogen_units, mtq_chain, ncq_analytic, runs, thesis_more, workload_models
 from .outcome import Context, Outcome
 
 OPEN, CLOSED = "open loop", "closed loop"
@@ -69,6 +69,8 @@ EXPERIMENTS: dict[str, Experiment] = {
             3,
             1,
         ),
+        # seconds of ON/OFF traffic per run
+        Experiment("E-MTQ-1", "No mechanism ([004 §5], Fig. 4)", OPEN, ENGINE, mtq_chain.e_mtq_1, 300.0, 20.0, 50, 4),
         Experiment("E-MTQ-4", "QTL + MTQ, model 2 ([004] Tables 2–3)", OPEN, ENGINE, runs.e_mtq_4, 300.0, 30.0, 48, 2),
         Experiment(
             "E-THS-1",
