@@ -82,3 +82,9 @@ def test_mtq_chain_eplr_is_discards_plus_late_and_qtl_bounds_the_delay():
 def test_mtq1_group0_worst_and_light_loads_lossless():
     o = quick("E-MTQ-1")
     assert o.passed, [c for c in o.checks if not c.held]
+
+
+def test_mtq2_optimum_at_d_over_n_for_group0():
+    o = quick("E-MTQ-2")
+    for c in checks(o, "model 1, D=10: group-0 EPLR optimum") + checks(o, "group-0 network loss"):
+        assert c.held, c

@@ -218,3 +218,93 @@ def e_mtq_1(seconds: float, ctx: Context) -> Outcome:
             tolerance="≤ 0.01 %",
         )
     return o
+
+
+def e_mtq_2(seconds: float, ctx: Context) -> Outcome:
+    """[004 §5.1] Figs. 5-6: the MTQ sweep."""
+    o = Outcome(
+        "E-MTQ-2",
+        "MTQ sweep ([004 §5.1], Figs. 5–6)",
+        ["scenario", "MTQ ms", "EPLR % per group", "network loss % per group", "MTQ discards % per group"],
+    )
+    o.config = {"seconds": seconds, "mtq_ms": list(MTQ_GRID)}
+    o.notes += [
+        *COMMON_NOTES,
+        f"Duration {seconds:g} s per run (NOT IN SEEDS). MTQ the same for every group; 16 ms = the largest local "
+        "delay (200 packets × 200 B at 20 Mb/s), i.e. no MTQ discard.",
+        "Our readings of the figure statements: the loss knee is 'sharp' when the group-0 loss rises at least 3× "
+        "faster per ms of MTQ below 1.8 ms than above it; the EPLR 'jumps' above the optimum when EPLR(4 ms) ≥ 2 × "
+        "EPLR(3.3 ms); the range 1.8–3.3 ms is 'good' when its EPLR stays ≤ 1.5 × the optimum; groups 3–4 are "
+        "'unaffected' at D = 20 when their EPLR moves by ≤ 1.5 points over MTQ 1.8–16 ms (group 0's moves by "
+        "tens).",
+    ]
+    runs = {name: sweep(name, "mtq", MTQ_GRID, seconds, ctx.seed) for name in MTQ_SWEEPS}
+    for name, rs in runs.items():
+        for v, r in rs.items():
+            o.rows.append(
+                [
+                    name,
+                    v,
+                    " / ".join(pct(x) for x in r.eplr.values()),
+                    " / ".join(pct(x) for x in r.network_loss.values()),
+                    " / ".join(pct(x) for x in r.mtq_share.values()),
+                ]
+            )
+    m1 = runs["model 1, D=10"]
+    loss16 = m1[16.0].network_loss["g0"]
+    o.check(
+        "group-0 network loss ≈ 2 % at MTQ = 16 ms",
+        abs(loss16 - 0.02) <= 0.25 * 0.02,
+        f"{pct(loss16)} %",
+        published="≈ 2 %",
+        tolerance="±25 %",
+    )
+    above = (m1[1.8].network_loss["g0"] - m1[16.0].network_loss["g0"]) / (16.0 - 1.8)
+    below = (m1[0.4].network_loss["g0"] - m1[1.8].network_loss["g0"]) / (1.8 - 0.4)
+    o.check(
+        "group-0 loss rises slowly down to MTQ ≈ 1.8 ms, sharply below",
+        below >= 3 * above > 0,
+        f"{100 * above:.3f} points/ms above 1.8 ms, {100 * below:.3f} below",
+        tolerance="slope below ≥ 3 × slope above (our reading)",
+    )
+    for name in ("model 1, D=10", "model 2, D=10"):
+        rs = runs[name]
+        best = argmin(rs, lambda r: r.eplr["g0"])
+        o.check(
+            f"{name}: group-0 EPLR optimum at MTQ ≈ D/N = 3.3 ms",
+            abs(best - 3.3) <= 0.5,
+            f"{best} ms ({pct(rs[best].eplr['g0'])} %)",
+            published="3.3 ms",
+            tolerance="±0.5 ms",
+        )
+        jump = rs[4.0].eplr["g0"] / max(rs[3.3].eplr["g0"], 1e-12)
+        o.check(f"{name}: group-0 EPLR jumps above MTQ ≈ 3.4 ms", jump >= 2, f"EPLR(4)/EPLR(3.3) = {jump:.2f}")
+        opt = rs[best].eplr["g0"]
+        good = max(rs[v].eplr["g0"] for v in MTQ_GRID if 1.8 <= v <= 3.3)
+        o.check(
+            f"{name}: MTQ 1.8–3.3 ms is a good range for group 0",
+            good <= 1.5 * opt,
+            f"max {pct(good)} % vs optimum {pct(opt)} %",
+        )
+    m2 = runs["model 2, D=10"]
+    for g in ("g1", "g2"):
+        best = argmin(m2, lambda r, g=g: r.eplr[g])
+        o.check(
+            f"model 2, D=10: {g} optimum at MTQ ≈ 10/2 = 5 ms",
+            abs(best - 5.0) <= 0.5,
+            f"{best} ms ({pct(m2[best].eplr[g])} %)",
+            published="≈ 5 ms",
+            tolerance="±0.5 ms",
+        )
+    d20 = runs["model 2, D=20"]
+    span = {
+        g: max(d20[v].eplr[g] for v in MTQ_GRID if v >= 1.8) - min(d20[v].eplr[g] for v in MTQ_GRID if v >= 1.8)
+        for g in ("g0", "g3", "g4")
+    }
+    o.check(
+        "model 2, D=20: groups 3–4 unaffected by MTQ",
+        span["g3"] <= 0.015 and span["g4"] <= 0.015 and span["g0"] >= 0.10,
+        " / ".join(f"{g} {100 * s:.2f}" for g, s in span.items()) + " points over MTQ 1.8–16 ms",
+        tolerance="≤ 1.5 points (g0: ≥ 10)",
+    )
+    return o

@@ -71,6 +71,9 @@ EXPERIMENTS: dict[str, Experiment] = {
         ),
         # seconds of ON/OFF traffic per run
         Experiment("E-MTQ-1", "No mechanism ([004 §5], Fig. 4)", OPEN, ENGINE, mtq_chain.e_mtq_1, 300.0, 20.0, 50, 4),
+        Experiment(
+            "E-MTQ-2", "MTQ sweep ([004 §5.1], Figs. 5–6)", OPEN, ENGINE, mtq_chain.e_mtq_2, 300.0, 20.0, 300, 20
+        ),
         Experiment("E-MTQ-4", "QTL + MTQ, model 2 ([004] Tables 2–3)", OPEN, ENGINE, runs.e_mtq_4, 300.0, 30.0, 48, 2),
         Experiment(
             "E-THS-1",
