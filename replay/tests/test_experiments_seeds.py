@@ -88,3 +88,9 @@ def test_mtq2_optimum_at_d_over_n_for_group0():
     o = quick("E-MTQ-2")
     for c in checks(o, "model 1, D=10: group-0 EPLR optimum") + checks(o, "group-0 network loss"):
         assert c.held, c
+
+
+def test_mtq3_eplr_minimal_at_qtl_equal_d():
+    o = quick("E-MTQ-3")
+    for c in checks(o, "model 1, D=10") + checks(o, "model 2, D=10"):
+        assert c.held, c

@@ -308,3 +308,74 @@ def e_mtq_2(seconds: float, ctx: Context) -> Outcome:
         tolerance="≤ 1.5 points (g0: ≥ 10)",
     )
     return o
+
+
+def within_minimum(value: float, minimum: float) -> bool:
+    """`value` is the sweep's minimum up to the spec's S tolerance: ±25 %, or both below 1 % (loss ratios
+    below 1 % compare by order of magnitude)."""
+    return value <= 1.25 * minimum or value < 0.01
+
+
+def e_mtq_3(seconds: float, ctx: Context) -> Outcome:
+    """[004 §5.2] Fig. 7: the QTL sweep."""
+    o = Outcome(
+        "E-MTQ-3",
+        "QTL sweep ([004 §5.2], Fig. 7)",
+        ["scenario", "QTL ms", "EPLR % per group", "network loss % per group", "QTL discards % per group"],
+    )
+    o.config = {"seconds": seconds, "qtl_ms": list(QTL_GRID)}
+    o.notes += [
+        *COMMON_NOTES,
+        f"Duration {seconds:g} s per run (NOT IN SEEDS). QTL the same for every group.",
+        "'Minimal at QTL = D' holds when EPLR(QTL = D) is within 25 % of the sweep's minimum or below 1 % (the "
+        "spec's S tolerance); 'strongly worse above, mildly below' compares EPLR(D + δ) − EPLR(D) with "
+        "EPLR(D − δ) − EPLR(D), δ = 2 ms at D = 10 and 4 ms at D = 20. The optimal-MTQ reference is the best "
+        "worst-group EPLR over MTQ ∈ {2.6, 3.0, 3.3, 3.6} ms.",
+    ]
+    scen = ("model 1, D=10", "model 1, D=20", "model 2, D=10", "model 2, D=20")
+    for name in scen:
+        rs = sweep(name, "qtl", QTL_GRID, seconds, ctx.seed)
+        d = SCENARIOS[name][2]
+        for v, r in rs.items():
+            o.rows.append(
+                [
+                    name,
+                    v,
+                    " / ".join(pct(x) for x in r.eplr.values()),
+                    " / ".join(pct(x) for x in r.network_loss.values()),
+                    " / ".join(pct(x) for x in r.qtl_share.values()),
+                ]
+            )
+        at_d = rs[d]
+        missed = [
+            f"{g} {pct(at_d.eplr[g])} vs {pct(min(r.eplr[g] for r in rs.values()))}"
+            for g in at_d.eplr
+            if not within_minimum(at_d.eplr[g], min(r.eplr[g] for r in rs.values()))
+        ]
+        o.check(f"{name}: every group's EPLR minimal at QTL = D", not missed, "; ".join(missed) or "all groups")
+        delta = 2.0 if d == 10 else 4.0
+        up = rs[d + delta].eplr["g0"] - at_d.eplr["g0"]
+        down = rs[d - delta].eplr["g0"] - at_d.eplr["g0"]
+        o.check(
+            f"{name}: group 0 strongly worse above QTL = D, mildly below",
+            up > down >= -0.0025 and up > 0,
+            f"+{100 * up:.2f} points at {d + delta:g} ms, {100 * down:+.2f} at {d - delta:g} ms",
+        )
+        if name == "model 1, D=10":
+            g23 = [[rs[v].eplr[g] for v in (16.0, 20.0, 24.0)] for g in ("g2", "g3")]
+            o.check(
+                "model 1: groups 2–3 still affected by QTL > 16 ms (competition with group 0)",
+                all(a < b < c for a, b, c in g23),
+                " ; ".join("/".join(pct(x) for x in row) for row in g23) + " % at QTL 16/20/24",
+            )
+        if d == 10:
+            best_qtl = min(r.worst for r in rs.values())
+            best_mtq = min(
+                run_chain(scenario_groups(name, mtq_ms=v), seconds, ctx.seed).worst for v in (2.6, 3.0, 3.3, 3.6)
+            )
+            o.check(
+                f"{name}: optimal-QTL worst-group EPLR above optimal-MTQ's",
+                best_qtl > best_mtq,
+                f"{pct(best_qtl)} % vs {pct(best_mtq)} %",
+            )
+    return o

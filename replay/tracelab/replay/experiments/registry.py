@@ -74,6 +74,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         Experiment(
             "E-MTQ-2", "MTQ sweep ([004 §5.1], Figs. 5–6)", OPEN, ENGINE, mtq_chain.e_mtq_2, 300.0, 20.0, 300, 20
         ),
+        Experiment("E-MTQ-3", "QTL sweep ([004 §5.2], Fig. 7)", OPEN, ENGINE, mtq_chain.e_mtq_3, 300.0, 20.0, 260, 17),
         Experiment("E-MTQ-4", "QTL + MTQ, model 2 ([004] Tables 2–3)", OPEN, ENGINE, runs.e_mtq_4, 300.0, 30.0, 48, 2),
         Experiment(
             "E-THS-1",
