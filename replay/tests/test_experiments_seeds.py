@@ -94,3 +94,9 @@ def test_mtq3_eplr_minimal_at_qtl_equal_d():
     o = quick("E-MTQ-3")
     for c in checks(o, "model 1, D=10") + checks(o, "model 2, D=10"):
         assert c.held, c
+
+
+def test_mtq5_mechanisms_far_below_none_at_96_percent():
+    o = quick("E-MTQ-5")
+    for c in checks(o, "(a)") + checks(o, "(b)"):
+        assert c.held, c

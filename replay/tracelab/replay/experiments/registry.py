@@ -77,6 +77,17 @@ EXPERIMENTS: dict[str, Experiment] = {
         Experiment("E-MTQ-3", "QTL sweep ([004 §5.2], Fig. 7)", OPEN, ENGINE, mtq_chain.e_mtq_3, 300.0, 20.0, 260, 17),
         Experiment("E-MTQ-4", "QTL + MTQ, model 2 ([004] Tables 2–3)", OPEN, ENGINE, runs.e_mtq_4, 300.0, 30.0, 48, 2),
         Experiment(
+            "E-MTQ-5",
+            "Summary configurations ([004 §5.4], Fig. 11)",
+            OPEN,
+            ENGINE,
+            mtq_chain.e_mtq_5,
+            300.0,
+            20.0,
+            90,
+            6,
+        ),
+        Experiment(
             "E-THS-1",
             "SIFT sampling analytics ([003] Eq. 3.1–3.2)",
             OPEN,
