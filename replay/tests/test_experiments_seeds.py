@@ -100,3 +100,9 @@ def test_mtq5_mechanisms_far_below_none_at_96_percent():
     o = quick("E-MTQ-5")
     for c in checks(o, "(a)") + checks(o, "(b)"):
         assert c.held, c
+
+
+def test_mtq6_only_node1_congested():
+    o = quick("E-MTQ-6")
+    for c in checks(o, "without mechanism"):
+        assert c.held, c

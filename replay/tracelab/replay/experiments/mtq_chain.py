@@ -433,3 +433,57 @@ def e_mtq_5(seconds: float, ctx: Context) -> Outcome:
             f"g0 {pct(c5.eplr['g0'])} % vs {pct(c3.eplr['g0'])} / {pct(c4.eplr['g0'])} %",
         )
     return o
+
+
+def e_mtq_6(seconds: float, ctx: Context) -> Outcome:
+    """[004 §6.1] Table 4, Fig. 12: heterogeneous traffic volume, D = 10 ms."""
+    o = Outcome("E-MTQ-6", "Heterogeneous traffic volume ([004 §6.1], Table 4, Fig. 12)", EPLR_HEADER)
+    o.config = {"seconds": seconds, "flows": TABLE4_FLOWS}
+    o.notes += [
+        *COMMON_NOTES,
+        f"Duration {seconds:g} s per run (NOT IN SEEDS). Table 4: 60/80/80/60/100 flows in groups 0–4 (links "
+        "at 96, 88, 80 %), model-2 paths, D = 10 ms.",
+        "Our readings: node 1 alone 'heavily congested' when its mean queueing delay is at least twice each other "
+        "node's; groups 0, 1, 4 'similar' when the smallest of their EPLRs is ≥ 75 % of the largest and all are "
+        "≥ 10 %; the MTQ optimum (worst-group EPLR) 'differs from homogeneous' when it lies outside 3.3 ± 0.5 ms; "
+        "QTL = 10 + MTQ is 'good' over MTQ 3.6–8 ms (the combined-use range MTQ < QTL < 3·MTQ) when every "
+        "worst-group EPLR there is within 25 % of the best single mechanism's.",
+    ]
+    name = "Table 4, D=10"
+    none = run_chain(scenario_groups(name), seconds, ctx.seed)
+    o.rows.append(eplr_row("none", none))
+    n1, n2, n3 = none.node_delay_ms
+    o.check(
+        "without mechanism only node 1 is heavily congested",
+        n1 >= 2 * max(n2, n3),
+        f"mean queueing delay {n1:.2f} / {n2:.2f} / {n3:.2f} ms",
+    )
+    big = [none.eplr[g] for g in ("g0", "g1", "g4")]
+    o.check(
+        "without mechanism groups 0, 1, 4 share a similar large EPLR",
+        min(big) >= 0.75 * max(big) and min(big) >= 0.10,
+        " / ".join(pct(x) for x in big) + " %",
+    )
+    mtq = sweep(name, "mtq", MTQ_GRID[3:], seconds, ctx.seed)
+    qtl = sweep(name, "qtl", QTL_GRID, seconds, ctx.seed)
+    combined_grid = (3.6, 4.0, 4.5, 5.0, 6.0, 7.0, 8.0)
+    combined = {v: run_chain(scenario_groups(name, v, 10.0), seconds, ctx.seed) for v in combined_grid}
+    for label, rs in (("MTQ", mtq), ("QTL", qtl), ("QTL 10 + MTQ", combined)):
+        for v, r in rs.items():
+            o.rows.append(eplr_row(f"{label} {v:g}", r))
+    best_mtq = argmin(mtq, lambda r: r.worst)
+    o.check(
+        "MTQ optimum differs from the homogeneous 3.3 ms",
+        abs(best_mtq - 3.3) > 0.5,
+        f"{best_mtq} ms ({pct(mtq[best_mtq].worst)} %)",
+    )
+    best_qtl = argmin(qtl, lambda r: r.worst)
+    o.check("QTL optimum stays at 10 ms", best_qtl == 10.0, f"{best_qtl} ms", published="10 ms")
+    single = min(mtq[best_mtq].worst, qtl[best_qtl].worst)
+    worst_combined = max(r.worst for r in combined.values())
+    o.check(
+        "QTL = 10 ms plus MTQ good over a wide MTQ range (3.6–8 ms)",
+        worst_combined <= 1.25 * single,
+        f"max {pct(worst_combined)} % vs best single mechanism {pct(single)} %",
+    )
+    return o

@@ -88,6 +88,17 @@ EXPERIMENTS: dict[str, Experiment] = {
             6,
         ),
         Experiment(
+            "E-MTQ-6",
+            "Heterogeneous traffic volume ([004 §6.1], Table 4)",
+            OPEN,
+            ENGINE,
+            mtq_chain.e_mtq_6,
+            300.0,
+            20.0,
+            160,
+            11,
+        ),
+        Experiment(
             "E-THS-1",
             "SIFT sampling analytics ([003] Eq. 3.1–3.2)",
             OPEN,
