@@ -106,3 +106,9 @@ def test_mtq6_only_node1_congested():
     o = quick("E-MTQ-6")
     for c in checks(o, "without mechanism"):
         assert c.held, c
+
+
+def test_mtq7_qtl_discards_only_in_group0_with_common_settings():
+    o = quick("E-MTQ-7")
+    for c in checks(o, "(8): QTL discards") + checks(o, "best MTQ-only") + checks(o, "(2) per-subgroup"):
+        assert c.held, c

@@ -487,3 +487,93 @@ def e_mtq_6(seconds: float, ctx: Context) -> Outcome:
         f"max {pct(worst_combined)} % vs best single mechanism {pct(single)} %",
     )
     return o
+
+
+def subgroups(mtq: tuple[float | None, float | None], qtl: tuple[float | None, float | None]) -> list[Group]:
+    """Table 5: every model-2 group split into subgroup 1 (40 flows, D = 10 ms) and 2 (40 flows, D = 20 ms);
+    `mtq` and `qtl` give each subgroup's setting."""
+    return [
+        Group(f"f{g}-{s + 1}", 40, h, (10.0, 20.0)[s], mtq[s], qtl[s], 2 * g + s)
+        for g, h in MODEL2_HOPS.items()
+        for s in (0, 1)
+    ]
+
+
+MTQ7_CASES = {
+    "(0) none": ((None, None), (None, None)),
+    "(1) MTQ 3.3": ((3.3, 3.3), (None, None)),
+    "(2) MTQ 3.3 / 6.6": ((3.3, 6.6), (None, None)),
+    "(3) MTQ 5 / 10": ((5.0, 10.0), (None, None)),
+    "(4) MTQ 5": ((5.0, 5.0), (None, None)),
+    "(5) QTL 10": ((None, None), (10.0, 10.0)),
+    "(6) QTL 20": ((None, None), (20.0, 20.0)),
+    "(7) QTL 10 / 20": ((None, None), (10.0, 20.0)),
+    "(8) MTQ 5 + QTL 10": ((5.0, 5.0), (10.0, 10.0)),
+    "(9) MTQ 5 + QTL 10 / 20": ((5.0, 5.0), (10.0, 20.0)),
+}
+
+
+def e_mtq_7(seconds: float, ctx: Context) -> Outcome:
+    """[004 §6.2] Table 5, Figs. 13-15: different requirements on the same path."""
+    o = Outcome(
+        "E-MTQ-7",
+        "Different requirements on the same path ([004 §6.2], Table 5, Figs. 13–15)",
+        ["case", "EPLR % f0-1 … f4-2", "MTQ discards % per flow group", "QTL discards % per flow group"],
+    )
+    o.config = {"seconds": seconds}
+    o.notes += [
+        *COMMON_NOTES,
+        f"Duration {seconds:g} s per run (NOT IN SEEDS). Model 2 at 96 %: every group split into f<g>-1 (40 flows, "
+        "D = 10 ms) and f<g>-2 (40 flows, D = 20 ms); 'a / b' settings are subgroup 1 / subgroup 2.",
+        "'Hurt strict flows': the worst subgroup-1 EPLR is higher than with the common setting ((2) against (1), "
+        "(7) against (5)). Fig. 15 is read on case (8): QTL discards ≤ 0.01 % outside group 0, MTQ discards in "
+        "every group.",
+    ]
+    res = {}
+    for case, (mtq, qtl) in MTQ7_CASES.items():
+        r = run_chain(subgroups(mtq, qtl), seconds, ctx.seed)
+        res[case] = r
+        o.rows.append(
+            [
+                case,
+                " / ".join(pct(x) for x in r.eplr.values()),
+                " / ".join(pct(x) for x in r.mtq_share.values()),
+                " / ".join(pct(x) for x in r.qtl_share.values()),
+            ]
+        )
+    none = res["(0) none"]
+    for flow, pub in (("f0-1", 0.50), ("f1-1", 0.40)):
+        o.check(
+            f"without mechanism {flow} EPLR > {pub:.0%}",
+            none.eplr[flow] > pub,
+            f"{pct(none.eplr[flow])} %",
+            published=f"> {pub:.0%}",
+        )
+    mtq_only = {c: res[c].worst for c in list(MTQ7_CASES)[1:5]}
+    best = min(mtq_only, key=mtq_only.get)
+    o.check(
+        "best MTQ-only setting is (1) all MTQ = 3.3 ms",
+        best == "(1) MTQ 3.3",
+        " / ".join(f"{c[:3]} {pct(v)}" for c, v in mtq_only.items()) + " % worst-flow EPLR",
+    )
+
+    def strict(r: ChainRun) -> float:
+        return max(v for k, v in r.eplr.items() if k.endswith("-1"))
+
+    for case, ref in (("(2) MTQ 3.3 / 6.6", "(1) MTQ 3.3"), ("(7) QTL 10 / 20", "(5) QTL 10")):
+        o.check(
+            f"{case[:3]} per-subgroup setting hurts the strict flows (against {ref[:3]})",
+            strict(res[case]) > strict(res[ref]),
+            f"worst D=10 EPLR {pct(strict(res[case]))} % vs {pct(strict(res[ref]))} %",
+        )
+    worsts = {c: r.worst for c, r in res.items() if c != "(0) none"}
+    best = min(worsts, key=worsts.get)
+    o.check("(8) has the best worst-flow EPLR", best.startswith("(8)"), f"{best}: {pct(worsts[best])} %")
+    c8 = res["(8) MTQ 5 + QTL 10"]
+    qtl_elsewhere = max(v for k, v in c8.qtl_share.items() if not k.startswith("f0"))
+    o.check(
+        "(8): QTL discards only in group 0, MTQ discards in every group",
+        qtl_elsewhere <= 1e-4 and min(c8.mtq_share.values()) > 0,
+        f"QTL outside group 0 max {pct(qtl_elsewhere)} %, MTQ min {pct(min(c8.mtq_share.values()))} %",
+    )
+    return o

@@ -99,6 +99,17 @@ EXPERIMENTS: dict[str, Experiment] = {
             11,
         ),
         Experiment(
+            "E-MTQ-7",
+            "Different requirements, same path ([004 §6.2], Table 5)",
+            OPEN,
+            ENGINE,
+            mtq_chain.e_mtq_7,
+            300.0,
+            20.0,
+            45,
+            3,
+        ),
+        Experiment(
             "E-THS-1",
             "SIFT sampling analytics ([003] Eq. 3.1–3.2)",
             OPEN,
