@@ -112,3 +112,9 @@ def test_mtq7_qtl_discards_only_in_group0_with_common_settings():
     o = quick("E-MTQ-7")
     for c in checks(o, "(8): QTL discards") + checks(o, "best MTQ-only") + checks(o, "(2) per-subgroup"):
         assert c.held, c
+
+
+def test_mtq8_average_eplr_optimum_at_3_3_ms():
+    o = quick("E-MTQ-8")
+    for c in checks(o, "MTQ optimum by average EPLR"):
+        assert c.held, c

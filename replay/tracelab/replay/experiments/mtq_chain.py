@@ -577,3 +577,70 @@ def e_mtq_7(seconds: float, ctx: Context) -> Outcome:
         f"QTL outside group 0 max {pct(qtl_elsewhere)} %, MTQ min {pct(min(c8.mtq_share.values()))} %",
     )
     return o
+
+
+TABLE6_D = {0: 10.0, 1: 20.0, 2: 20.0, 3: 10.0, 4: 10.0}
+
+
+def table6_groups(mtq_ms: float | None, qtl_ms: float | None) -> list[Group]:
+    return [Group(f"f{g}", 80, h, TABLE6_D[g], mtq_ms, qtl_ms, g) for g, h in MODEL2_HOPS.items()]
+
+
+def e_mtq_8(seconds: float, ctx: Context) -> Outcome:
+    """[004 §6.3] Table 6, Figs. 16-17: different requirements on different paths."""
+    o = Outcome(
+        "E-MTQ-8",
+        "Different requirements on different paths ([004 §6.3], Table 6, Figs. 16–17)",
+        [*EPLR_HEADER, "average EPLR %"],
+    )
+    o.config = {"seconds": seconds, "d_ms": TABLE6_D}
+    o.notes += [
+        *COMMON_NOTES,
+        f"Duration {seconds:g} s per run (NOT IN SEEDS). Model 2 at 96 %, D per group from Table 6 (f0 10, f1 20, "
+        "f2 20, f3 10, f4 10 ms); average EPLR = the mean over the five groups.",
+        "Our readings: '(3) not always helping group 0' = group 0's EPLR under QTL = 10 alone is above its EPLR "
+        "under MTQ = 3.3; '(4) very good' = the lowest worst-group EPLR of the four cases.",
+    ]
+    grid = (1.8, 2.2, 2.6, 3.0, 3.3, 3.6, 4.0, 4.5, 5.0, 6.0)
+    sweep8 = {v: run_chain(table6_groups(v, None), seconds, ctx.seed) for v in grid}
+
+    def average(r: ChainRun) -> float:
+        return sum(r.eplr.values()) / len(r.eplr)
+
+    for v, r in sweep8.items():
+        o.rows.append([*eplr_row(f"MTQ {v:g}", r), pct(average(r))])
+    best = argmin(sweep8, average)
+    o.check(
+        "MTQ optimum by average EPLR = 3.3 ms",
+        abs(best - 3.3) <= 0.5,
+        f"{best} ms ({pct(average(sweep8[best]))} %)",
+        published="3.3 ms",
+        tolerance="±0.5 ms",
+    )
+    cases = {
+        "(1) none": run_chain(table6_groups(None, None), seconds, ctx.seed),
+        "(2) MTQ 3.3": sweep8[3.3],
+        "(3) QTL 10": run_chain(table6_groups(None, 10.0), seconds, ctx.seed),
+        "(4) MTQ 5 + QTL 10": run_chain(table6_groups(5.0, 10.0), seconds, ctx.seed),
+    }
+    for c, r in cases.items():
+        o.rows.append([*eplr_row(c, r), pct(average(r))])
+    avg = {c: average(r) for c, r in cases.items()}
+    o.check(
+        "(2) MTQ = 3.3 has the best average EPLR",
+        min(avg, key=avg.get) == "(2) MTQ 3.3",
+        " / ".join(f"{c[:3]} {pct(v)}" for c, v in avg.items()) + " %",
+    )
+    g0 = {c: r.eplr["f0"] for c, r in cases.items()}
+    o.check(
+        "(3) QTL alone does not always help group 0",
+        g0["(3) QTL 10"] > g0["(2) MTQ 3.3"],
+        f"f0 {pct(g0['(3) QTL 10'])} % vs {pct(g0['(2) MTQ 3.3'])} % under (2)",
+    )
+    worst = {c: r.worst for c, r in cases.items()}
+    o.check(
+        "(4) MTQ 5 + QTL 10 very good (lowest worst-group EPLR)",
+        min(worst, key=worst.get).startswith("(4)"),
+        " / ".join(f"{c[:3]} {pct(v)}" for c, v in worst.items()) + " %",
+    )
+    return o

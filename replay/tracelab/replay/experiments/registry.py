@@ -110,6 +110,17 @@ EXPERIMENTS: dict[str, Experiment] = {
             3,
         ),
         Experiment(
+            "E-MTQ-8",
+            "Different requirements, different paths ([004 §6.3], Table 6)",
+            OPEN,
+            ENGINE,
+            mtq_chain.e_mtq_8,
+            300.0,
+            20.0,
+            50,
+            3,
+        ),
+        Experiment(
             "E-THS-1",
             "SIFT sampling analytics ([003] Eq. 3.1–3.2)",
             OPEN,
