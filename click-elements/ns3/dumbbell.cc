@@ -25,7 +25,16 @@
 // the arrivals; summary.json then gives its packets sent, received and
 // dropped at the bottleneck and its inter-arrival times at the receiver.
 // --delay sets every link's propagation delay (0 for the M/G/1 setup of
-// E-THS-7).
+// E-THS-7). --exactLoad tunes the arrival rate to the drawn sizes so that
+// the run offers --load (algorithms.md §11: "load set by tuning λ").
+// --subflows writes DIR/subflows.csv: the bottleneck's subflows (E-THS-8,
+// [003 §5.3]) — a flow's packets from the one that finds none of its
+// packets in the buffer to the departure of its last one, the core's view
+// (a served packet counts until its transmission at the bottleneck rate
+// ends, as the cores count the packet in service). --probe adds one transfer
+// of that many segments from the first sender to the first receiver at
+// --probeStart and writes its congestion window (the TCP socket's
+// CongestionWindow trace) to DIR/cwnd.csv.
 //
 // ns-3 details that matter: the root queue disc is installed before the
 // addresses are assigned (Ipv4AddressHelper::Assign installs its default
@@ -133,6 +142,69 @@ struct Level {
 };
 Level g_table;
 
+// Subflows at the bottleneck: per flow, the packets it has in the buffer
+// and the subflow they belong to.
+struct Subflow {
+  double start = 0;
+  uint64_t packets = 0, bytes = 0, high_packets = 0;
+};
+struct SubflowState {
+  uint32_t in_buffer = 0;
+  Subflow current;
+};
+uint64_t g_th = 0;  // the queue disc's Th (bytes): a packet is HIGH while the subflow's earlier bytes are below it
+uint64_t g_bottleneckBps = 0;
+std::vector<SubflowState> g_subflowState;
+std::vector<std::pair<uint32_t, Subflow>> g_subflows;  // (flow, subflow), in order of their end
+
+// The flow index of a bottleneck item (its TCP destination port), or -1.
+int64_t FlowOf(Ptr<const QueueDiscItem> item) {
+  Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+  if (!ip || ip->GetHeader().GetProtocol() != 6) return -1;
+  TcpHeader tcp;
+  if (ip->GetPacket()->PeekHeader(tcp) == 0) return -1;
+  const uint32_t port = tcp.GetDestinationPort();
+  if (port < g_firstPort || port - g_firstPort >= g_flows.size()) return -1;
+  return port - g_firstPort;
+}
+
+void SubflowLeave(uint32_t flow) {
+  SubflowState& st = g_subflowState[flow];
+  if (--st.in_buffer == 0) g_subflows.emplace_back(flow, st.current);
+}
+
+void OnSubflowEnqueue(Ptr<const QueueDiscItem> item) {
+  const int64_t flow = FlowOf(item);
+  if (flow < 0) return;
+  SubflowState& st = g_subflowState[flow];
+  if (st.in_buffer++ == 0) st.current = Subflow{Simulator::Now().GetSeconds(), 0, 0, 0};
+  if (st.current.bytes < g_th) ++st.current.high_packets;
+  ++st.current.packets;
+  st.current.bytes += item->GetSize();
+}
+
+// Served: the core counts the packet until its transmission ends.
+void OnSubflowDequeue(Ptr<const QueueDiscItem> item) {
+  const int64_t flow = FlowOf(item);
+  if (flow < 0) return;
+  const Time tx = Seconds(double(item->GetSize()) * 8 / double(g_bottleneckBps));
+  Simulator::Schedule(tx, &SubflowLeave, uint32_t(flow));
+}
+
+// Pushed out: it leaves at once.
+void OnSubflowPushOut(Ptr<const QueueDiscItem> item, const char*) {
+  const int64_t flow = FlowOf(item);
+  if (flow >= 0) SubflowLeave(uint32_t(flow));
+}
+
+// The probe transfer's congestion window: (time, bytes) at every change.
+std::vector<std::pair<double, uint32_t>> g_cwnd;
+void OnCwnd(uint32_t, uint32_t now) { g_cwnd.emplace_back(Simulator::Now().GetSeconds(), now); }
+void ConnectCwnd(Ptr<BulkSendApplication> app) {
+  Ptr<Socket> socket = app->GetSocket();
+  if (socket) socket->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&OnCwnd));
+}
+
 // Bounded Zipf on [lo, hi] by inverse CDF.
 class BoundedZipf {
  public:
@@ -168,6 +240,9 @@ int main(int argc, char** argv) {
   std::string delay = "1ms";
   double cbrRate = 0, cbrStart = 10;
   uint32_t cbrSize = 1500;
+  bool exactLoad = false, subflows = false;
+  uint32_t probe = 0;
+  double probeStart = 1;
   CommandLine cmd(__FILE__);
   cmd.AddValue("qdisc", "bottleneck queue disc, as an engine spec string (capacity 300 by default) [fifo]",
                MakeCallback(&SetSpec));
@@ -183,11 +258,19 @@ int main(int argc, char** argv) {
   cmd.AddValue("cbrRate", "CBR flow, IP bits per second (0 = none)", cbrRate);
   cmd.AddValue("cbrStart", "CBR flow start, seconds", cbrStart);
   cmd.AddValue("cbrSize", "CBR packet size, IP bytes", cbrSize);
+  cmd.AddValue("exactLoad", "tune the arrival rate so that the drawn sizes offer exactly --load", exactLoad);
+  cmd.AddValue("subflows", "write the bottleneck's subflows to subflows.csv", subflows);
+  cmd.AddValue("probe", "a probe transfer of this many segments, its cwnd in cwnd.csv (0 = none)", probe);
+  cmd.AddValue("probeStart", "probe transfer start, seconds", probeStart);
   cmd.AddValue("seed", "RNG seed", seed);
   cmd.AddValue("run", "RNG run", run);
   cmd.AddValue("out", "output directory (flows.csv, summary.json)", out);
   cmd.Parse(argc, argv);
   const std::string spec = g_spec;
+  if (load < 0 || duration <= 0 || (probe > 0 && probeStart >= duration + drain)) {
+    std::fprintf(stderr, "tl-ns3-dumbbell: needs --load >= 0, --duration > 0 and --probeStart before the end\n");
+    return 2;
+  }
   if (cbrRate > 0 && (cbrSize < 29 || cbrStart >= duration)) {
     std::fprintf(stderr, "tl-ns3-dumbbell: the CBR flow needs --cbrSize >= 29 and --cbrStart < --duration\n");
     return 2;
@@ -249,19 +332,49 @@ int main(int argc, char** argv) {
   qd->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&OnDrop));
   qd->TraceConnectWithoutContext("FlowTableSize", MakeCallback(&Level::Set, &g_table));
 
-  // The workload: Poisson arrivals at load / mean size.
+  // The workload: Poisson arrivals at load / mean size. With --exactLoad
+  // the rate is tuned to the sizes drawn: the arrival epochs of the
+  // process at the nominal rate are scaled so that the first n flows,
+  // whose sizes sum closest to load x duration, arrive in [0, duration)
+  // (the (n+1)-th at duration): a Poisson process given n arrivals.
   BoundedZipf sizes(alpha, minSeg, maxSeg);
   const double meanBytes = sizes.Mean() * seg;
   Ptr<ExponentialRandomVariable> gap = CreateObject<ExponentialRandomVariable>();
-  gap->SetAttribute("Mean", DoubleValue(meanBytes * 8 / load));
+  gap->SetAttribute("Mean", DoubleValue(load > 0 ? meanBytes * 8 / load : 1.0));
   Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
-  for (double t = gap->GetValue(); t < duration; t += gap->GetValue()) {
+  struct Arrival {
+    double t;
+    uint32_t src, dst, segments;
+  };
+  std::vector<Arrival> arrivals;
+  const double target = load * duration / 8;  // bytes, for --exactLoad
+  double bytes = 0;
+  for (double t = gap->GetValue(); load > 0; t += gap->GetValue()) {
+    if (!exactLoad && t >= duration) break;
+    Arrival a{t, 0, 0, 0};
+    a.src = u->GetInteger(0, hosts - 1);
+    a.dst = u->GetInteger(0, hosts - 1);
+    a.segments = sizes.Draw(u->GetValue());
+    const double next = bytes + double(a.segments) * seg;
+    if (exactLoad && next >= target) {
+      // n flows: the sum just below the target, or with this flow when that is closer;
+      // the epochs scaled so that the (n+1)-th arrival falls at `duration`.
+      const bool take = next - target < target - bytes;
+      if (take) arrivals.push_back(a);
+      const double end = take ? t + gap->GetValue() : t;
+      for (Arrival& x : arrivals) x.t *= duration / end;
+      break;
+    }
+    bytes = next;
+    arrivals.push_back(a);
+  }
+  for (const Arrival& a : arrivals) {
     Flow f;
-    f.src = u->GetInteger(0, hosts - 1);
-    f.dst = u->GetInteger(0, hosts - 1);
-    f.size = uint64_t(sizes.Draw(u->GetValue())) * seg;
-    f.start = t;
-    f.last_progress = t;
+    f.src = a.src;
+    f.dst = a.dst;
+    f.size = uint64_t(a.segments) * seg;
+    f.start = a.t;
+    f.last_progress = a.t;
     f.port = uint16_t(g_firstPort + g_flows.size());
     if (f.port < g_firstPort) {
       std::fprintf(stderr, "tl-ns3-dumbbell: more than %u flows: shorten --duration\n", 65535u - g_firstPort);
@@ -295,6 +408,29 @@ int main(int argc, char** argv) {
     sink.Start(Seconds(0));
     sink.Get(0)->TraceConnectWithoutContext("Rx", MakeCallback(&OnCbrRx));
   }
+  if (probe > 0) {
+    const uint16_t port = g_firstPort - 1;
+    PacketSinkHelper sinkHelper("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
+    sinkHelper.Install(d.GetRight(0)).Start(Seconds(0));
+    BulkSendHelper send("ns3::TcpSocketFactory", InetSocketAddress(d.GetRightIpv4Address(0), port));
+    send.SetAttribute("MaxBytes", UintegerValue(uint64_t(probe) * seg));
+    send.SetAttribute("SendSize", UintegerValue(seg));
+    ApplicationContainer app = send.Install(d.GetLeft(0));
+    app.Start(Seconds(probeStart));
+    // The socket exists once the application has started.
+    Simulator::Schedule(Seconds(probeStart) + NanoSeconds(1), &ConnectCwnd,
+                        DynamicCast<BulkSendApplication>(app.Get(0)));
+  }
+  if (subflows) {
+    g_th = 0;
+    UintegerValue th;
+    if (qd->GetAttributeFailSafe("Th", th)) g_th = th.Get();
+    g_bottleneckBps = bottleneck;
+    g_subflowState.resize(g_flows.size());
+    qd->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnSubflowEnqueue));
+    qd->TraceConnectWithoutContext("Dequeue", MakeCallback(&OnSubflowDequeue));
+    qd->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&OnSubflowPushOut));
+  }
   const double end = duration + drain;
   Simulator::Stop(Seconds(end));
   Simulator::Run();
@@ -321,6 +457,24 @@ int main(int argc, char** argv) {
     }
     csv << ',' << f.lost_bytes << ',' << f.lost_packets << ',' << f.max_stall << '\n';
   }
+  if (subflows) {
+    // Subflows still in the buffer at the end are cut there.
+    for (uint32_t i = 0; i < g_subflowState.size(); ++i)
+      if (g_subflowState[i].in_buffer > 0) g_subflows.emplace_back(i, g_subflowState[i].current);
+    std::ofstream sf(out + "/subflows.csv");
+    sf.precision(12);
+    sf << "flow,start_s,packets,bytes,high_packets\n";
+    for (const auto& [flow, sub] : g_subflows)
+      sf << flow << ',' << sub.start << ',' << sub.packets << ',' << sub.bytes << ',' << sub.high_packets << '\n';
+  }
+  if (probe > 0) {
+    std::ofstream cw(out + "/cwnd.csv");
+    cw.precision(12);
+    cw << "time_s,cwnd_bytes\n";
+    for (const auto& [t, w] : g_cwnd) cw << t << ',' << w << '\n';
+  }
+  double offered = 0;
+  for (const Flow& f : g_flows) offered += double(f.size);
   const QueueDisc::Stats& s = qd->GetStats();
   const tracelab::Counters& c = DynamicCast<TlCoreQueueDisc>(qd)->GetCounters();
   std::ofstream js(out + "/summary.json");
@@ -334,6 +488,7 @@ int main(int argc, char** argv) {
      << ",\n  \"drain_s\": " << drain << ",\n  \"delay\": " << q(delay) << ",\n  \"seed\": " << seed
      << ",\n  \"run\": " << run << ",\n  \"alpha\": " << alpha << ",\n  \"min_segments\": " << minSeg
      << ",\n  \"max_segments\": " << maxSeg << ",\n  \"mean_flow_bytes\": " << meanBytes << ",\n  \"segment\": " << seg
+     << ",\n  \"exact_load\": " << (exactLoad ? "true" : "false") << ",\n  \"offered_bytes\": " << offered
      << ",\n  \"flows\": " << g_flows.size() << ",\n  \"completed\": " << done
      << ",\n  \"bottleneck\": {\"received\": " << s.nTotalReceivedPackets << ", \"sent\": " << s.nTotalSentPackets
      << ", \"dropped\": " << s.nTotalDroppedPackets
