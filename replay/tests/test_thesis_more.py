@@ -44,3 +44,10 @@ def test_measured_share_detects_a_wrong_probability():
     assert not ok
     ok, _ = tm.within(sampled / flows, tm.sampled_probability_ts1(50, 0.04), flows)
     assert ok
+
+
+def test_ths12_analytic_check_holds_and_says_what_is_not_run():
+    o = tm.e_ths_12(None, Context())
+    assert o.passed and len(o.checks) == 1
+    assert o.checks[0].measured.startswith("4300 B = 9.6%")
+    assert any("WLAN setup of E-THS-9" in n for n in o.notes)

@@ -161,6 +161,17 @@ EXPERIMENTS: dict[str, Experiment] = {
             60,
             12,
         ),
+        Experiment(
+            "E-THS-12",
+            "Buffer granularity ([003] ch.7; analytic check only)",
+            OPEN,
+            ENGINE,
+            thesis_more.e_ths_12,
+            None,
+            None,
+            0,
+            0,
+        ),
         # (seconds of arrivals, seconds of drain)
         Experiment(
             "E-THS-16",

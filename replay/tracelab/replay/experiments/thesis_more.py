@@ -172,3 +172,52 @@ def e_ths_1(flows_per_point: int, ctx: Context) -> Outcome:
         tolerance=f"±{SIGMAS:g} σ = ±{SIGMAS * se * 100:.3f} points",
     )
     return o
+
+
+# E-THS-12 ([003 ch.7]): 5 uploads, each with half its 43-MSS window in 40-byte ACKs, against a 30-MSS buffer.
+THS12_UPLOADS = 5
+THS12_WINDOW_MSS = 43
+THS12_ACK_BYTES = 40
+THS12_BUFFER_PACKETS = 30
+THS12_PACKET_BYTES = 1500
+
+
+def e_ths_12(_: None, ctx: Context) -> Outcome:
+    """Buffer granularity: the A-check of [003 ch.7]; the S-checks need the WLAN setup of E-THS-9."""
+    o = Outcome(
+        "E-THS-12",
+        "Buffer granularity: packets vs bytes ([003 ch.7], Figs. 7.2–7.5)",
+        ["quantity", "value", "published"],
+    )
+    acks = THS12_UPLOADS * THS12_WINDOW_MSS / 2
+    ack_bytes = acks * THS12_ACK_BYTES
+    buffer_bytes = THS12_BUFFER_PACKETS * THS12_PACKET_BYTES
+    o.rows += [
+        ["uploads' ACKs queued at once, 5 · 43/2", f"{acks:g}", ""],
+        ["their bytes, · 40 B", f"{ack_bytes:g} B", "4.3 KB"],
+        ["byte buffer of 30 MSS, · 1500 B", f"{buffer_bytes} B", "45 000 B"],
+        ["share of the byte buffer", f"{ack_bytes / buffer_bytes:.1%}", "< 10 %"],
+        ["packet slots they take in a 30-packet buffer", f"{acks:g} of {THS12_BUFFER_PACKETS}", ""],
+    ]
+    o.check(
+        "5 · (43/2) · 40 B = 4.3 KB < 10 % of a 30-MSS (45 000 B) byte buffer",
+        ack_bytes == 4300 and ack_bytes < 0.1 * buffer_bytes,
+        f"{ack_bytes:g} B = {ack_bytes / buffer_bytes:.1%} of {buffer_bytes} B",
+        published="4.3 KB < 4.5 KB",
+        tolerance="exact",
+    )
+    o.notes += [
+        "Only the analytic check is reproduced. In packet mode the same ACKs would need "
+        f"{acks:g} slots of a {THS12_BUFFER_PACKETS}-packet buffer, which is why byte granularity matters in the "
+        "thesis: the AP's downlink buffer holds the downloads' data and the uploads' ACKs.",
+        "Not run: the S-checks (download loss, fairness and response times in packet vs byte mode for FIFO, "
+        "SCFQ, BEFD, PEFD, EFDACK, LASACK, LARS, Run2CACK). They need the WLAN setup of E-THS-9, which is not "
+        "built: 10 wired hosts — router (output 10× input) — access point — 10 stations on 802.11a at 54 Mb/s, "
+        "RTS/CTS off, equal distances, 2 ms one way on the wired part, the queue disc on the AP's downlink "
+        "(byte mode: granularity=bytes, capacity = packets × 1500), 5 uploads vs 5 downloads from t = 1 s for "
+        "100 s over buffers of 10–70 packets, and the mixed workload at 10 Mb/s with a 30-MSS buffer for "
+        "1000 s. The pinned ns-3 wheel carries the 802.11 model (libns3.44-wifi). The wired dumbbell is no "
+        "stand-in: it has no shared medium, where the AP gets one share of eleven contenders and its single "
+        "downlink buffer is the bottleneck of both directions.",
+    ]
+    return o
