@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import tracelab_engine as engine
+from tracelab.replay.experiments import chunk_more
 from tracelab.replay.experiments import mtq_chain as mtq
 from tracelab.replay.experiments import ncq_analytic as ncq
 from tracelab.replay.experiments.outcome import Context
@@ -118,3 +119,9 @@ def test_mtq8_average_eplr_optimum_at_3_3_ms():
     o = quick("E-MTQ-8")
     for c in checks(o, "MTQ optimum by average EPLR"):
         assert c.held, c
+
+
+def test_chk5_chunk_sizes_follow_the_figures_except_chutq_cea():
+    o = quick("E-CHK-5")
+    assert [c.name for c in o.checks if not c.held] in ([], [checks(o, "ChuTQ + CEA")[0].name]), o.checks
+    assert len(o.rows) == len(chunk_more.PATTERNS) * len(chunk_more.LAMBDAS)

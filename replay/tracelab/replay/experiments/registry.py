@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from . import chunk_more, jumbogen_units, mtq_chain, ncq_analytic, runs, thesis_more, workload_models
 from . import closed_loop as cl
-from . import jumbogen_units, mtq_chain, ncq_analytic, runs, thesis_more, workload_models
 from .outcome import Context, Outcome
 
 OPEN, CLOSED = "open loop", "closed loop"
@@ -44,6 +44,17 @@ EXPERIMENTS: dict[str, Experiment] = {
         Experiment("E-CHK-3", "R_v vs Λ, imbalanced ([000 §7.2.1])", OPEN, ENGINE, runs.e_chk_3, 0.2, 0.01, 2, 1),
         Experiment(
             "E-CHK-4", "Overload Λ = 0.8 → 1.2 → 0.8 ([000] Table IV)", OPEN, ENGINE, runs.e_chk_4, 0.5, 0.02, 29, 1
+        ),
+        Experiment(
+            "E-CHK-5",
+            "Chunking efficiency ([000 §7.3], Figs. 12–13)",
+            OPEN,
+            ENGINE,
+            chunk_more.e_chk_5,
+            0.05,
+            0.005,
+            30,
+            4,
         ),
         # seconds of Poisson arrivals of the engine's cross-check of Case 1
         Experiment(
