@@ -125,3 +125,14 @@ def test_chk5_chunk_sizes_follow_the_figures_except_chutq_cea():
     o = quick("E-CHK-5")
     assert [c.name for c in o.checks if not c.held] in ([], [checks(o, "ChuTQ + CEA")[0].name]), o.checks
     assert len(o.rows) == len(chunk_more.PATTERNS) * len(chunk_more.LAMBDAS)
+
+
+def test_chk6_chumq_with_cea_reproduces_tables_vi_and_ix():
+    o = quick("E-CHK-6")
+    # [000 §7.4]: with 3 buffers only the shortest-deadline app of each group (1, 5, 8) can violate (Λ < 1).
+    for row in o.rows:
+        if row[1] == "ChuMQ+CEA" and row[2] == 3 and not row[0].startswith("(b)"):
+            rv = [float(x) for x in row[3].split(" / ")]
+            assert all(v == 0 for i, v in enumerate(rv, start=1) if i not in (1, 5, 8)), row
+    failed = [c for c in o.checks if not c.held and "ChuMQ+CEA" in c.name and not c.name.startswith("(c)")]
+    assert not failed, failed

@@ -56,6 +56,17 @@ EXPERIMENTS: dict[str, Experiment] = {
             30,
             4,
         ),
+        Experiment(
+            "E-CHK-6",
+            "Ten applications, 3 vs 10 buffers ([000] Tables V–IX)",
+            OPEN,
+            ENGINE,
+            chunk_more.e_chk_6,
+            0.05,
+            0.01,
+            8,
+            3,
+        ),
         # seconds of Poisson arrivals of the engine's cross-check of Case 1
         Experiment(
             "E-NCQ-4",
