@@ -513,10 +513,13 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
 /// mimalloc has purged a freed page and reuses it, so the profile's churn
 /// of row-group and epoch buffers cost ~17 % of its CPU in `clear_page`,
 /// and half-used huge pages ~45 MiB of its peak RSS. make bench-analyzer
-/// (6 M-packet tcpmix, `--threads 1`, medians of 5, interleaved, the same
-/// binary with and without huge pages): sys 0.50 -> 0.23 CPU s, peak RSS
-/// 142 -> 99 MiB. Applies to pages touched from now on; a kernel without
-/// the `prctl` (before 3.15) keeps huge pages, which changes only speed.
+/// (6 M-packet tcpmix, medians of 7, interleaved, before and after):
+/// `--threads 1` peak RSS 142 -> 101 MiB, sys 0.59 -> 0.27 CPU s, but user
+/// time rises by about as much (more TLB misses), so total CPU is the same
+/// within the shared machine's noise (2.27 -> 2.25 s); `--threads 2` RSS
+/// 178 -> 108 MiB, CPU 2.27 -> 2.08 s. Applies to pages touched from now
+/// on; a kernel without the `prctl` (before 3.15) keeps huge pages, which
+/// changes only speed and memory.
 pub fn without_huge_pages() {
     // SAFETY: PR_SET_THP_DISABLE takes integer arguments and changes only
     // how the kernel backs this process's future page faults.
