@@ -18,9 +18,12 @@
 #                 configuration once) so a slow spell of a shared machine
 #                 spreads over all of them
 #   CONFIGS=...   space-separated subset of: bare Queue TLFifoQueue
-#                 TLEfdQueue TLRun2CQueue TLSiftQueue TLXProtectQueue
-#                 TLNcqQueue TLLasQueue TLLarsQueue TLScfqQueue (default all;
-#                 bare and Queue are always run: the others are relative)
+#                 TLFifoQueue-false TLEfdQueue TLRun2CQueue TLSiftQueue
+#                 TLXProtectQueue TLNcqQueue TLLasQueue TLLarsQueue
+#                 TLScfqQueue (default all; bare and Queue are always run:
+#                 the others are relative). TLFifoQueue-false is TLFifoQueue
+#                 with IN_SERVICE false, stock Queue's convention (the pulled
+#                 packet leaves the buffer), so the two do the same work.
 #   WORKDIR=dir   build the package there (kept, rebuilt incrementally)
 #                 instead of a temporary directory
 # Without a Click installation it prints "SKIPPED (no Click installation)"
@@ -34,7 +37,7 @@ click_prefix_or_skip
 
 reps=${REPS:-5}
 packets=${PACKETS:-6000000}
-all="TLFifoQueue TLEfdQueue TLRun2CQueue TLSiftQueue TLXProtectQueue TLNcqQueue TLLasQueue TLLarsQueue TLScfqQueue"
+all="TLFifoQueue TLFifoQueue-false TLEfdQueue TLRun2CQueue TLSiftQueue TLXProtectQueue TLNcqQueue TLLasQueue TLLarsQueue TLScfqQueue"
 configs="bare Queue"
 for c in ${CONFIGS:-$all}; do
   case " bare Queue " in *" $c "*) ;; *) configs="$configs $c" ;; esac
@@ -71,6 +74,7 @@ queue_of() {
   case "$1" in
     bare) echo "" ;;
     Queue) echo "Queue(300)" ;;
+    TLFifoQueue-false) echo "TLFifoQueue(CAPACITY 300, IN_SERVICE false)" ;;
     TLEfdQueue) echo "TLEfdQueue(CAPACITY 300, VARIANT befd, THRESHOLD 30000)" ;;
     TLRun2CQueue) echo "TLRun2CQueue(CAPACITY 300, THRESHOLD 30000)" ;;
     TLSiftQueue) echo "TLSiftQueue(CAPACITY 300, PROBABILITY 0.01, SAMPLES 1, SEED 1)" ;;
@@ -135,10 +139,10 @@ awk -v order="$configs" '
     split(order, cs, " ")
     for (i = 1; i in cs; ++i) med[cs[i]] = median(cs[i])
     stock = (med["Queue"] - med["bare"]) * 1e9 / pkts
-    printf "%-16s %8s %15s %12s %10s %10s\n", "configuration", "CPU s", "min-max", "+ns/packet", "x Queue", "tput/Queue"
+    printf "%-18s %8s %15s %12s %10s %10s\n", "configuration", "CPU s", "min-max", "+ns/packet", "x Queue", "tput/Queue"
     for (i = 1; i in cs; ++i) {
       c = cs[i]; add = (med[c] - med["bare"]) * 1e9 / pkts
-      printf "%-16s %8.3f %7.3f-%-7.3f %12.1f %10s %10.2f\n", c, med[c], lo[c], hi[c], add,
+      printf "%-18s %8.3f %7.3f-%-7.3f %12.1f %10s %10.2f\n", c, med[c], lo[c], hi[c], add,
         c == "bare" || stock <= 0 ? "-" : sprintf("%.2f", add / stock), med["Queue"] / med[c]
     }
     printf "%d packets; +ns/packet over the bare pipeline; x Queue: that over stock Queue(300) -> Unqueue\n", pkts
