@@ -71,11 +71,12 @@ class LarsCore final : public SortedCore<LarsCore> {
     table_.reset_highwater();
     untracked_ = 0;
   }
-  void on_admit(const Packet& p, uint64_t) {
+  uint32_t on_admit(const Packet& p, uint64_t) {
     if (pending_ != nullptr)
       pending_->volume += static_cast<double>(cfg_.ack_aware ? ack_aware_volume(p, pending_->ack) : p.length);
+    return 0;
   }
-  void on_serve(const Packet&, uint64_t) {}
+  void on_serve(const Packet&, uint64_t, uint32_t) {}
 
   LarsConfig cfg_;
   FlowRecordTable<double> table_;  // see flow_record_table.hh for why not FlowTable

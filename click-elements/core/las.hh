@@ -56,10 +56,11 @@ class LasCore final : public SortedCore<LasCore> {
     table_.reset_highwater();
     untracked_ = 0;
   }
-  void on_admit(const Packet& p, uint64_t) {
+  uint32_t on_admit(const Packet& p, uint64_t) {
     if (pending_ != nullptr) pending_->volume += cfg_.ack_aware ? ack_aware_volume(p, pending_->ack) : p.length;
+    return 0;
   }
-  void on_serve(const Packet&, uint64_t) {}
+  void on_serve(const Packet&, uint64_t, uint32_t) {}
 
   LasConfig cfg_;
   FlowRecordTable<uint64_t> table_;  // see flow_record_table.hh for why not FlowTable

@@ -4,8 +4,10 @@
 // Every arrival gets a tag from the mechanism; the link always serves the
 // smallest tag (ties: arrival order). A mechanism supplies (CRTP hooks):
 //   uint64_t tag(const Packet&, Time now)   the arrival's tag (no accounting yet)
-//   void on_admit(const Packet&, uint64_t tag)  the arrival enters the buffer
-//   void on_serve(const Packet&, uint64_t tag)  the packet goes to the link
+//   uint32_t on_admit(const Packet&, uint64_t tag)  the arrival enters the
+//        buffer; returns a ref kept with the packet (SCFQ: its flow entry)
+//   void on_serve(const Packet&, uint64_t tag, uint32_t ref)  the packet goes
+//        to the link, with the ref on_admit() returned
 //
 // Buffer management when full:
 // * `push_out_largest` (LAS, LARS; [003 §4.3.2], LAS buffer management of
@@ -46,8 +48,7 @@ class SortedCore : public QueueCore {
       drop(p, DropReason::kBufferFull, now);
       return;
     }
-    self().on_admit(p, tag);
-    queue_.push(p, tag);
+    queue_.push(p, tag, self().on_admit(p, tag));
     meter_.add(p.length);
     ++counters_.enqueued;
     note_highwater(meter_.packets(), meter_.bytes());  // the packet in service included (§2)
@@ -58,8 +59,9 @@ class SortedCore : public QueueCore {
     out.clear();
     if (queue_.empty()) return false;
     const uint64_t tag = queue_.min_tag();
-    Packet p = queue_.pop_min();
-    self().on_serve(p, tag);
+    uint32_t ref;
+    Packet p = queue_.pop_min(&ref);
+    self().on_serve(p, tag, ref);
     ++counters_.served;
     out.packets[0] = p;
     out.count = 1;

@@ -44,24 +44,32 @@ class ScfqCore final : public SortedCore<ScfqCore> {
     uint32_t nq = 0;
   };
 
+  // The table does not change between tag() and on_admit() (SCFQ pushes
+  // nothing out), so the lookup is kept, and each packet carries its flow
+  // entry's index to on_serve(): one hash per packet instead of four
+  // (core_bench SCFQ 64 B, 3 runs each alternating: 35.0 / 39.2 / 34.8 ->
+  // 28.4 / 27.6 / 28.0 ns/packet).
   uint64_t tag(const Packet& p, Time) {
-    const Entry* e = table_.find(p.flow_hash);
-    return (e != nullptr ? std::max(e->finish, v_) : v_) + p.length;
+    found_ = table_.lookup(p.flow_hash, vacancy_);
+    return (found_ != FlowTable<Entry>::kNone ? std::max(table_.at(found_).finish, v_) : v_) + p.length;
   }
   void reset_mechanism_counters() { table_.reset_highwater(); }
-  void on_admit(const Packet& p, uint64_t tag) {
-    Entry* e = table_.find_or_insert(p.flow_hash);
-    if (e == nullptr) throw std::logic_error("SCFQ flow table larger than the buffer");
-    e->finish = tag;
-    ++e->nq;
+  uint32_t on_admit(const Packet& p, uint64_t tag) {
+    if (found_ == FlowTable<Entry>::kNone) found_ = table_.insert(vacancy_, p.flow_hash);
+    if (found_ == FlowTable<Entry>::kNone) throw std::logic_error("SCFQ flow table larger than the buffer");
+    Entry& e = table_.at(found_);
+    e.finish = tag;
+    ++e.nq;
+    return found_;
   }
-  void on_serve(const Packet& p, uint64_t tag) {
+  void on_serve(const Packet&, uint64_t tag, uint32_t ref) {
     v_ = tag;
-    Entry* e = table_.find(p.flow_hash);
-    if (--e->nq == 0) table_.erase(e);  // by pointer: no second hash
+    if (--table_.at(ref).nq == 0) table_.erase_at(ref);
   }
 
   FlowTable<Entry> table_;
+  uint32_t found_ = FlowTable<Entry>::kNone;  // tag()'s lookup, for on_admit()
+  FlowTable<Entry>::Vacancy vacancy_;
   uint64_t v_ = 0;
 };
 
