@@ -196,6 +196,12 @@ def test_bad_element_and_missing_model_are_one_line_errors(model_path, tmp_path,
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
 
 
+def test_unbuilt_simulator_is_a_usage_error(model_path, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TRACELAB_NS3_MODEL_REPLAY", str(tmp_path / "absent"))
+    assert main(["ns3", str(model_path), "-o", str(tmp_path / "z"), "-q"]) == 2
+    assert "make ns3" in capsys.readouterr().err
+
+
 def test_e_ths_16_table_model_is_a_valid_model_with_the_tables():
     from tracelab.replay.experiments.workload_models import table_model
     from tracelab_models.workload import validate

@@ -717,6 +717,10 @@ def _setup(ns: argparse.Namespace) -> tuple[Setup, float]:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     ns = build_parser().parse_args(argv)
+    if binary() is None:  # as `tracelab experiments run` for a closed-loop experiment
+        return fail(
+            USAGE, "replay ns3 needs ns-3: build the adapters with `make ns3` (or set TRACELAB_NS3_MODEL_REPLAY)"
+        )
     try:
         setup, duration = _setup(ns)
         try:
