@@ -81,6 +81,7 @@ PURE_ACK_MAX_IP_LEN = 80  # IP 20 + TCP 60: longer packets surely carry payload
 # Response-time size classes, payload bytes of the connection (both directions).
 SIZE_CLASSES = ((0, 10_000), (10_000, 100_000), (100_000, 1_000_000), (1_000_000, math.inf))
 MAX_CONNECTIONS = 55_535  # one server port each (model_replay.cc)
+MAX_INTERARRIVAL_S = 3600.0  # hard cap of an inter-arrival, as synth's (its Options.max_interarrival_s)
 QUANTILES = (("p50_ps", 0.5), ("p90_ps", 0.9), ("p99_ps", 0.99), ("p999_ps", 0.999))
 
 EPILOG = """examples:
@@ -191,7 +192,7 @@ def draw_schedule(
     try:
         ia = best_fit(flows["interarrival_s"], "flow inter-arrivals")
         size_dist = best_fit(flows["size_bytes"], "flow sizes")
-        ia_cap = mean_preserving_cap(ia, observed_mean(flows["interarrival_s"]), 3600.0)
+        ia_cap = mean_preserving_cap(ia, observed_mean(flows["interarrival_s"]), MAX_INTERARRIVAL_S)
         size_cap = mean_preserving_cap(size_dist, observed_mean(flows["size_bytes"]), max_flow)
     except SynthError as e:
         raise InputError(str(e)) from None
