@@ -1,9 +1,11 @@
 """The Rust analyzer applies a role model (`tracelab profile --roles`) exactly
-as the Python C4.5 does (`tracelab roles apply`): host by host, on profiles
-of the bundled real traces (datasets/real) and of public ones, with a tree of
-several levels. The contract both follow is docs/reference/role-model.md; its
-adversarial cases (missing values, thresholds hit exactly, near-ties) are in
-models/tests/data/c45_contract.json."""
+as `tracelab roles apply` does: host by host, on profiles of the bundled real
+traces (datasets/real) and of public ones, with a tree of several levels. Both
+go through the one C4.5 predictor (roles.rs; `roles apply` runs it as
+`tracelab-analyzer predict-c45`), so this checks the rest of the two paths:
+features, normalisation and the model file. The contract is
+docs/reference/role-model.md; its adversarial cases (missing values,
+thresholds hit exactly, near-ties) are in models/tests/data/c45_contract.json."""
 
 from __future__ import annotations
 

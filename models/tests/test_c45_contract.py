@@ -1,9 +1,10 @@
-"""The role-model contract (docs/reference/role-model.md) on the Python side: the
-Python C45Classifier, through RoleModel, predicts every case of data/c45_contract.json
-as the file says. The analyzer's roles.rs reads the same file in its unit tests, so
-the two predictors agree on every case: thresholds hit exactly, missing values,
-near-ties of the class probabilities, a constant feature, a third class, values
-outside the training range."""
+"""The role-model contract (docs/reference/role-model.md) on the Python side:
+RoleModel normalises the raw features in Python and predicts through the project's one
+C4.5 predictor (the analyzer's roles.rs, run as `tracelab-analyzer predict-c45`), and
+gets every case of data/c45_contract.json as the file says. roles.rs reads the same
+file in its unit tests through the analyzer's own normalisation (`profile --roles`):
+thresholds hit exactly, missing values, near-ties of the class probabilities, a
+constant feature, a third class, values outside the training range."""
 
 from __future__ import annotations
 

@@ -22,13 +22,18 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from scipy.stats import norm
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .analyzer import analyzer_binary
 
 _EPS = 1e-6  # weka.core.Utils.SMALL
 
@@ -409,36 +414,17 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
 
     # --------------------------------------------------------------- prediction
     def predict_proba(self, X):
+        """Class probabilities (ClassifierTree.distributionForInstance: a missing value
+        follows every branch, weighted; an empty leaf takes its parent's branch
+        distribution), by the project's one C4.5 predictor, the Rust analyzer's
+        `predict-c45`, all rows in one call."""
         check_is_fitted(self, "tree_")
         X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan", dtype=np.float64)
-        return np.array([self._probs(self.tree_, x) for x in X])
+        return predict_c45(self.to_dict(), X)
 
     def predict(self, X):
         proba = self.predict_proba(X)
         return self.classes_[[_max_index(p) for p in proba]]
-
-    def _probs(self, node, x) -> np.ndarray:
-        """ClassifierTree.getProbs: unknown values follow every branch, weighted."""
-        if node.is_leaf:
-            total = node.counts.sum()
-            return node.counts / total if total > 0 else np.zeros(self._k_fitted())
-        v = x[node.feature]
-        bw = node.branch_counts.sum(axis=1)
-        if np.isnan(v):
-            out = np.zeros(self._k_fitted())
-            for c, p in zip(node.children, bw / bw.sum(), strict=True):
-                if c.counts.sum() > 0:
-                    out += p * self._probs(c, x)
-            return out
-        i = 0 if v <= node.threshold else 1
-        child = node.children[i]
-        if _eq(child.counts.sum(), 0.0):  # empty leaf: parent's distribution
-            bc = node.branch_counts[i] if _gr(bw[i], 0.0) else node.counts
-            return bc / bc.sum()
-        return self._probs(child, x)
-
-    def _k_fitted(self) -> int:
-        return len(self.classes_)
 
     # ------------------------------------------------------------------ output
     def n_leaves(self) -> int:
@@ -486,6 +472,30 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
 
     def to_json(self, feature_names=None) -> str:
         return json.dumps(self.to_dict(feature_names), indent=2)
+
+
+class PredictorError(RuntimeError):
+    """The C4.5 predictor (the Rust analyzer) is missing or failed."""
+
+
+def predict_c45(doc: dict, X: np.ndarray) -> np.ndarray:
+    """Class probabilities of the rows of `X` under the tree `doc` (``to_dict``) from
+    `tracelab-analyzer predict-c45`: rows in as little-endian float64, probabilities out
+    (analyzer/crates/tracelab-analyzer/src/predict_c45.rs)."""
+    k = len(doc["classes"])
+    if len(X) == 0:
+        return np.zeros((0, k))
+    binary = analyzer_binary()
+    if binary is None:
+        raise PredictorError("the C4.5 predictor is the Rust analyzer, which is not built: build it with `make build`")
+    with tempfile.TemporaryDirectory(prefix="tracelab-c45-") as d:
+        tree = Path(d) / "tree.json"
+        tree.write_text(json.dumps(doc))
+        rows = np.ascontiguousarray(X, dtype="<f8").tobytes()
+        run = subprocess.run([str(binary), "predict-c45", "--tree", str(tree)], input=rows, capture_output=True)
+    if run.returncode != 0:
+        raise PredictorError(run.stderr.decode(errors="replace").strip() or f"predict-c45 ended with {run.returncode}")
+    return np.frombuffer(run.stdout, dtype="<f8").reshape(len(X), k).copy()
 
 
 def _names(names, n, prefix):

@@ -4,6 +4,7 @@
 pub mod driver;
 pub mod hosts;
 pub mod interrupt;
+pub mod predict_c45;
 pub mod progress;
 pub mod roles;
 pub mod scope;

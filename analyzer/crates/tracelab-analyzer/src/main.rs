@@ -8,6 +8,7 @@ use clap::{Parser, ValueEnum};
 
 use tracelab_analyzer::driver::{profile, ProfileConfig, ProfileError, ReaderKind};
 use tracelab_analyzer::interrupt;
+use tracelab_analyzer::predict_c45::{load_tree, predict_stream};
 use tracelab_analyzer::roles::{RoleModel, RoleModelError};
 use tracelab_analyzer::scope::{Cidr, CidrError, LocalNets};
 use tracelab_analyzer::summary::{print_human, summary_json, write_summary};
@@ -45,7 +46,9 @@ Exit status (as every tracelab command):
 Killed by SIGINT/SIGTERM, it ends by that signal after removing its partial outputs.
 
 `tracelab-analyzer write-pcap --snaplen N -o FILE` is `tracelab synth`'s pcap writer: it
-reads synth's packet records on stdin (see `tracelab-analyzer write-pcap --help`).";
+reads synth's packet records on stdin (see `tracelab-analyzer write-pcap --help`).
+`tracelab-analyzer predict-c45 --tree FILE` is the C4.5 predictor of the models package
+(see `tracelab-analyzer predict-c45 --help`).";
 
 /// The toolkit's exit statuses (replay/tracelab/errors.py).
 const USAGE: u8 = 2;
@@ -136,6 +139,17 @@ struct WritePcapArgs {
     /// The pcap to write
     #[arg(short, long, value_name = "FILE")]
     out: PathBuf,
+}
+
+/// `tracelab-analyzer predict-c45`.
+#[derive(Parser, Debug)]
+#[command(name = "tracelab-analyzer predict-c45", version)]
+#[command(about = "Class probabilities of a C4.5 tree (C45Classifier.to_json) for rows of little-endian \
+f64 feature values on stdin, as little-endian f64 rows on stdout (analyzer/crates/tracelab-analyzer/src/predict_c45.rs).")]
+struct PredictC45Args {
+    /// The tree (format tracelab-c45, version 1)
+    #[arg(long, value_name = "FILE")]
+    tree: PathBuf,
 }
 
 /// One tracker per core but the one the reading, decoding and writing thread
@@ -247,6 +261,10 @@ fn main() -> ExitCode {
         let args = WritePcapArgs::parse_from(std::env::args_os().skip(1));
         return std::panic::catch_unwind(|| run_write_pcap(&args)).unwrap_or(ExitCode::from(INTERNAL));
     }
+    if std::env::args_os().nth(1).is_some_and(|a| a == "predict-c45") {
+        let args = PredictC45Args::parse_from(std::env::args_os().skip(1));
+        return std::panic::catch_unwind(|| run_predict_c45(&args)).unwrap_or(ExitCode::from(INTERNAL));
+    }
     let args = Args::parse();
     std::panic::catch_unwind(|| run(&args)).unwrap_or(ExitCode::from(INTERNAL))
 }
@@ -263,6 +281,18 @@ fn run_write_pcap(args: &WritePcapArgs) -> ExitCode {
         }
         Err(e) => {
             eprintln!("tracelab-analyzer write-pcap: {e}");
+            ExitCode::from(e.status())
+        }
+    }
+}
+
+fn run_predict_c45(args: &PredictC45Args) -> ExitCode {
+    let done =
+        load_tree(&args.tree).and_then(|tree| predict_stream(&tree, std::io::stdin().lock(), std::io::stdout().lock()));
+    match done {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tracelab-analyzer predict-c45: {e}");
             ExitCode::from(e.status())
         }
     }

@@ -1,15 +1,17 @@
-//! Applies a host-role model trained by `tracelab roles train` (the models
-//! package's `tracelab-roles` v1 JSON with a `tracelab-c45` tree) to the six
-//! role features. The model JSON and the prediction rule are a contract with
-//! the Python C45Classifier (and so with Weka's J48), written down in
-//! docs/reference/role-model.md: normalise `x' = (x − offset) / scale` (a null
-//! scale marks a constant feature: x' = 0; a missing value stays missing),
-//! walk `le` when `x' <= threshold`, at an empty child use the parent's branch
-//! distribution, send a missing value down both branches weighted by the
-//! branch weights, and take the first class whose probability beats the best
-//! so far by more than 1e-6. `models/tests/data/c45_contract.json` holds the
-//! cases both sides must predict alike; the test below and
-//! models/tests/test_c45_contract.py read it.
+//! The project's one C4.5 predictor ([`C45Tree`], trees from the models
+//! package's `C45Classifier.to_json`, format `tracelab-c45`) and the host-role
+//! model that applies it to the six role features (`tracelab-roles` v1, from
+//! `tracelab roles train`). Python predicts through it too
+//! (`tracelab-analyzer predict-c45`, predict_c45.rs). The file and the rule
+//! are written down in docs/reference/role-model.md: normalise
+//! `x' = (x − offset) / scale` (a null scale marks a constant feature: x' = 0;
+//! a missing value stays missing), walk `le` when `x' <= threshold`, at an
+//! empty child use the parent's branch distribution, send a missing value
+//! down both branches weighted by the branch weights, and take the first
+//! class whose probability beats the best so far by more than 1e-6.
+//! `models/tests/data/c45_contract.json` holds cases to predict as written;
+//! the test below and models/tests/test_c45_contract.py (through Python's
+//! normalisation) read it.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -29,7 +31,7 @@ pub struct RoleModel {
     classes: Vec<String>,
     offset: [f64; 6],
     scale: [Option<f64>; 6],
-    tree: Node,
+    tree: C45Tree,
 }
 
 /// A model file that cannot be applied: `FILE: problem`.
@@ -60,6 +62,8 @@ pub enum ModelProblem {
     Scale,
     #[error("tree without classes")]
     NoClasses,
+    #[error("not a tracelab-c45 v1 tree (from C45Classifier.to_json)")]
+    NotC45Tree,
     #[error("tree classes must be strings")]
     ClassNotString,
     #[error(transparent)]
@@ -73,7 +77,7 @@ pub enum TreeProblem {
     TooDeep,
     #[error("node without class_counts")]
     NoClassCounts,
-    #[error("split without a feature index 0..6")]
+    #[error("split without a feature index below the number of features")]
     NoFeature,
     #[error("split without a threshold")]
     NoThreshold,
@@ -89,7 +93,7 @@ fn floats(v: &Value) -> Option<Vec<f64>> {
     v.as_array()?.iter().map(Value::as_f64).collect()
 }
 
-fn parse_node(v: &Value, depth: usize, n_classes: usize) -> Result<Node, TreeProblem> {
+fn parse_node(v: &Value, depth: usize, n_classes: usize, n_features: usize) -> Result<Node, TreeProblem> {
     if depth > 1000 {
         return Err(TreeProblem::TooDeep);
     }
@@ -100,7 +104,7 @@ fn parse_node(v: &Value, depth: usize, n_classes: usize) -> Result<Node, TreePro
     if v.get("le").is_none() {
         return Ok(Node::Leaf { counts });
     }
-    let feature = v["feature"].as_u64().filter(|&f| f < 6).ok_or(TreeProblem::NoFeature)? as usize;
+    let feature = v["feature"].as_u64().filter(|&f| f < n_features as u64).ok_or(TreeProblem::NoFeature)? as usize;
     let threshold = v["threshold"].as_f64().ok_or(TreeProblem::NoThreshold)?;
     let bc = v["branch_counts"].as_array().filter(|a| a.len() == 2).ok_or(TreeProblem::NoBranchCounts)?;
     let branch =
@@ -108,7 +112,10 @@ fn parse_node(v: &Value, depth: usize, n_classes: usize) -> Result<Node, TreePro
     if branch.iter().any(|b| b.len() != n_classes) {
         return Err(TreeProblem::CountsLength);
     }
-    let children = Box::new([parse_node(&v["le"], depth + 1, n_classes)?, parse_node(&v["gt"], depth + 1, n_classes)?]);
+    let children = Box::new([
+        parse_node(&v["le"], depth + 1, n_classes, n_features)?,
+        parse_node(&v["gt"], depth + 1, n_classes, n_features)?,
+    ]);
     Ok(Node::Split { feature, threshold, counts, branch, children })
 }
 
@@ -137,7 +144,7 @@ fn add_distribution(out: &mut [f64], counts: &[f64], weight: f64) {
 
 /// ClassifierTree.getProbs: adds `weight` times the class probabilities of
 /// `x'` below `node` to `out`.
-fn add_probs(node: &Node, x: &[f64; 6], weight: f64, out: &mut [f64]) {
+fn add_probs(node: &Node, x: &[f64], weight: f64, out: &mut [f64]) {
     match node {
         Node::Leaf { counts } => add_distribution(out, counts, weight),
         Node::Split { feature, threshold, counts, branch, children } => {
@@ -179,6 +186,60 @@ fn first_best(probs: &[f64]) -> usize {
     index
 }
 
+/// A C4.5 tree as `C45Classifier.to_dict` writes it (`tracelab-c45` v1:
+/// `features`, `classes`, `tree`), applied to feature values as given: the
+/// project's one C4.5 predictor, used by [`RoleModel`] and, through
+/// `tracelab-analyzer predict-c45`, by the Python classifier.
+#[derive(Debug)]
+pub struct C45Tree {
+    n_features: usize,
+    n_classes: usize,
+    root: Node,
+}
+
+impl C45Tree {
+    /// The tree of a `tracelab-c45` v1 document.
+    pub fn from_json(doc: &Value) -> Result<C45Tree, ModelProblem> {
+        if doc["format"] != "tracelab-c45" || doc["version"] != 1 {
+            return Err(ModelProblem::NotC45Tree);
+        }
+        Self::parse(doc, doc["features"].as_array().map_or(0, Vec::len))
+    }
+
+    /// The `classes` and `tree` of `doc`, splits on features below `n_features`.
+    fn parse(doc: &Value, n_features: usize) -> Result<C45Tree, ModelProblem> {
+        let n_classes = doc["classes"].as_array().map_or(0, Vec::len);
+        if n_classes == 0 {
+            return Err(ModelProblem::NoClasses);
+        }
+        let root = parse_node(&doc["tree"], 0, n_classes, n_features).map_err(ModelProblem::Tree)?;
+        Ok(C45Tree { n_features, n_classes, root })
+    }
+
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    pub fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    /// ClassifierTree.distributionForInstance: the class probabilities of
+    /// `x` (NaN = missing) into `out` (`n_classes` long); all zeros when
+    /// `x` reaches only empty leaves.
+    pub fn probs(&self, x: &[f64], out: &mut [f64]) {
+        debug_assert_eq!((x.len(), out.len()), (self.n_features, self.n_classes));
+        out.fill(0.0);
+        add_probs(&self.root, x, 1.0, out);
+    }
+
+    /// J48's classifyInstance of class probabilities: the first class whose
+    /// probability beats the best so far by more than 1e-6.
+    pub fn best(probs: &[f64]) -> usize {
+        first_best(probs)
+    }
+}
+
 impl RoleModel {
     pub fn load(path: &Path) -> Result<RoleModel, RoleModelError> {
         Self::read(path).map_err(|problem| RoleModelError { path: path.to_path_buf(), problem })
@@ -204,9 +265,6 @@ impl RoleModel {
             .flatten()
             .map(|c| c.as_str().map(String::from).ok_or(ModelProblem::ClassNotString))
             .collect::<Result<Vec<String>, _>>()?;
-        if classes.is_empty() {
-            return Err(ModelProblem::NoClasses);
-        }
         let norm = &doc["normalisation"];
         let offset = floats(&norm["offset"]).filter(|o| o.len() == 6).ok_or(ModelProblem::Offset)?;
         let scale: Vec<Option<f64>> = norm["scale"]
@@ -216,7 +274,7 @@ impl RoleModel {
             .iter()
             .map(Value::as_f64)
             .collect();
-        let tree = parse_node(&tree["tree"], 0, classes.len()).map_err(ModelProblem::Tree)?;
+        let tree = C45Tree::parse(tree, FEATURES.len())?;
         Ok(RoleModel { classes, offset: offset.try_into().unwrap(), scale: scale.try_into().unwrap(), tree })
     }
 
@@ -232,7 +290,7 @@ impl RoleModel {
             };
         }
         let mut probs = vec![0.0; self.classes.len()];
-        add_probs(&self.tree, &x, 1.0, &mut probs);
+        self.tree.probs(&x, &mut probs);
         &self.classes[first_best(&probs)]
     }
 }
