@@ -48,8 +48,9 @@ def plain(profile: Path, name: str) -> pa.Table:
     return pq.read_table(path if path.is_file() else profile / "samples" / f"{name}.parquet")
 
 
-def hive_key(seconds: float) -> tuple[str, int]:
-    t = datetime.fromtimestamp(int(seconds // 1), UTC)
+def hive_key(when: datetime) -> tuple[str, int]:
+    """The UTC date and hour of a `ts` (timestamp[us, UTC], schema 2)."""
+    t = when.astimezone(UTC)
     return t.strftime("%Y-%m-%d"), t.hour
 
 

@@ -10,6 +10,7 @@ import json
 import shutil
 import subprocess
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pyarrow as pa
@@ -129,9 +130,53 @@ def test_not_a_dataset_is_an_input_error(tmp_path):
     assert r.returncode == 3 and "no table of a profile" in r.stderr
 
 
-def test_every_table_carries_its_schema_version(profile):
+def test_every_table_carries_its_schema_version_and_described_arrow_schema(profile):
     for path in sorted(profile.rglob("*.parquet")):
-        assert pq.read_metadata(path).metadata == {b"tracelab.schema_version": b"1.0"}, path
+        meta = pq.read_metadata(path).metadata
+        assert meta[b"tracelab.schema_version"] == b"2.0", path
+        assert set(meta) == {b"tracelab.schema_version", b"ARROW:schema"}, path
+        for field in pq.read_schema(path):
+            assert field.metadata and field.metadata[b"description"], (path, field.name)
+
+
+def test_times_are_utc_microsecond_timestamps_equal_to_conn_log(profile):
+    """`ts` and `bin_start` are timestamp[us, UTC]; `ts` equals conn.log's (Zeek's
+    six decimals, written apart from the Parquet writer)."""
+    conns = pq.read_table(profile / "connections.parquet")
+    assert conns.schema.field("ts").type == pa.timestamp("us", tz="UTC")
+    assert pq.read_schema(profile / "load.parquet").field("bin_start").type == pa.timestamp("us", tz="UTC")
+    lines = [line.split("\t") for line in (profile / "conn.log").read_text().splitlines() if not line.startswith("#")]
+    from_log = {uid: int(ts.replace(".", "")) for ts, uid, *_ in lines}
+    micros = conns.column("ts").cast(pa.int64()).to_pylist()
+    assert dict(zip(conns.column("uid").to_pylist(), micros, strict=True)) == from_log
+    # DuckDB sees a TIMESTAMP WITH TIME ZONE with the same instants.
+    import duckdb
+
+    got = duckdb.sql(
+        f"SELECT uid, epoch_us(ts) AS us, typeof(ts) AS t FROM read_parquet('{profile / 'connections.parquet'}')"
+    ).fetchall()
+    assert {t for _, _, t in got} == {"TIMESTAMP WITH TIME ZONE"}
+    assert {uid: us for uid, us, _ in got} == from_log
+    # `tracelab query` prints times as UTC wall time, in every format.
+    first = datetime.fromtimestamp(min(micros) // 10**6, UTC).replace(microsecond=min(micros) % 10**6, tzinfo=None)
+    for fmt, parse in (("json", lambda out: json.loads(out)[0]["t"]), ("csv", lambda out: rows_of_csv(out)[0]["t"])):
+        r = query(profile, "SELECT min(ts) AS t FROM connections", "--format", fmt)
+        assert r.returncode == 0, r.stderr
+        assert parse(r.stdout) == str(first), fmt
+    assert str(first) in query(profile, "SELECT min(ts) AS t FROM connections").stdout
+
+
+def test_every_sample_joins_its_connection_by_uid(profile):
+    conns = pq.read_table(profile / "connections.parquet")
+    uids = conns.column("uid").to_pylist()
+    for name in ("rtt", "trains", "warmups"):
+        samples = pq.read_table(profile / "samples" / f"{name}.parquet")
+        assert samples.num_rows > 0, name
+        rows = samples.column("conn").to_pylist()
+        assert samples.column("uid").to_pylist() == [uids[r] for r in rows], name
+        r = query(profile, f"SELECT count(*) AS n FROM {name} JOIN connections USING (uid)", "--format", "json")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout) == [{"n": samples.num_rows}], name
 
 
 def test_an_unknown_schema_major_is_refused_in_one_line(profile, tmp_path):
@@ -153,20 +198,39 @@ def test_an_unknown_schema_major_is_refused_in_one_line(profile, tmp_path):
     assert query(future, "SELECT count(*) AS n FROM hosts").returncode == 0
 
 
+def test_a_schema_1_profile_reads_as_schema_2(profile, tmp_path):
+    """Major 1 had `ts` as float seconds: `read_table` gives both majors alike."""
+    from tracelab_models.profile import read_table
+
+    old = tmp_path / "old"
+    shutil.copytree(profile, old)
+    conns = pq.read_table(old / "connections.parquet")
+    seconds = pa.compute.divide(conns.column("ts").cast(pa.int64()).cast(pa.float64()), 1e6)
+    v1 = conns.set_column(0, pa.field("ts", pa.float64()), seconds)
+    pq.write_table(v1.replace_schema_metadata({b"tracelab.schema_version": b"1.0"}), old / "connections.parquet")
+    new = read_table(profile, "connections.parquet")
+    assert new.schema.field("ts").type == pa.float64()
+    assert read_table(old, "connections.parquet").equals(new)
+    assert new.column("ts").to_pylist() == seconds.to_pylist()
+
+
 def test_zstd_profile_reads_the_same_in_pyarrow_and_duckdb(profile, tmp_path):
-    r = tracelab("profile", str(TRACE), "--local", "10.0.0.0/8", "-o", "z", "--compression", "zstd", "--quiet",
-                 "--no-progress", cwd=tmp_path)  # fmt: skip
-    assert r.returncode == 0, r.stderr
+    """ZSTD is the default; `--compression none` and `snappy` give the same values."""
     import duckdb
 
-    for path in sorted(profile.rglob("*.parquet")):
-        zstd = tmp_path / "z" / path.relative_to(profile)
-        meta = pq.read_metadata(zstd)
-        codecs = {meta.row_group(g).column(c).compression for g in range(meta.num_row_groups)
-                  for c in range(meta.num_columns)}  # fmt: skip
-        assert codecs <= {"ZSTD"}, zstd
-        plain = pq.read_table(path)
-        assert pq.read_table(zstd).equals(plain), zstd
-        read = duckdb.sql(f"SELECT * FROM read_parquet('{zstd}')").arrow()
-        read = read.read_all() if hasattr(read, "read_all") else read
-        assert read.cast(plain.schema).equals(plain), zstd
+    for codec, written in (("none", "UNCOMPRESSED"), ("snappy", "SNAPPY")):
+        r = tracelab("profile", str(TRACE), "--local", "10.0.0.0/8", "-o", codec, "--compression", codec, "--quiet",
+                     "--no-progress", cwd=tmp_path)  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        for path in sorted(profile.rglob("*.parquet")):
+            other = tmp_path / codec / path.relative_to(profile)
+            for file, want in ((path, "ZSTD"), (other, written)):
+                meta = pq.read_metadata(file)
+                codecs = {meta.row_group(g).column(c).compression for g in range(meta.num_row_groups)
+                          for c in range(meta.num_columns)}  # fmt: skip
+                assert codecs <= {want}, file
+            zstd = pq.read_table(path)
+            assert pq.read_table(other).equals(zstd), other
+            read = duckdb.sql(f"SELECT * FROM read_parquet('{path}')").arrow()
+            read = read.read_all() if hasattr(read, "read_all") else read
+            assert read.cast(zstd.schema).equals(zstd), path

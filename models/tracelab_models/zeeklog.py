@@ -42,7 +42,7 @@ import pyarrow.parquet as pq
 from parsezeeklogs import ZeekLog
 
 from . import schema as S
-from .profile import ProfileError, host_features
+from .profile import SCHEMA_VERSION, SCHEMA_VERSION_KEY, ProfileError, host_features
 
 # Zeek's conn.log columns a profile's connections.parquet has, with its types
 # (`service` with Zeek's names, as the analyzer detects them).
@@ -238,6 +238,17 @@ def parse_local(local: list[str]) -> list:
     return nets
 
 
+def _as_profile_table(table: pa.Table) -> pa.Table:
+    """``table`` as the analyzer writes it (schema ``SCHEMA_VERSION``): `ts` as
+    timestamp[us, UTC] (Zeek's six decimals, rounded to the microsecond), the
+    version in the metadata."""
+    if S.TS in table.column_names:
+        micros = pc.cast(pc.round(pc.multiply(table.column(S.TS), 1e6)), pa.int64())
+        stamp = pa.timestamp("us", tz="UTC")
+        table = table.set_column(table.column_names.index(S.TS), pa.field(S.TS, stamp), micros.cast(stamp))
+    return table.replace_schema_metadata({SCHEMA_VERSION_KEY: SCHEMA_VERSION})
+
+
 def to_profile(source: str | Path, local: list[str], out_dir: str | Path) -> dict:
     """Write the profile of the conn logs of ``source`` into ``out_dir``.
 
@@ -276,7 +287,7 @@ def to_profile(source: str | Path, local: list[str], out_dir: str | Path) -> dic
     }
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    pq.write_table(conns, out / S.CONNECTIONS)
-    pq.write_table(hosts, out / S.HOSTS)
+    pq.write_table(_as_profile_table(conns), out / S.CONNECTIONS)
+    pq.write_table(_as_profile_table(hosts), out / S.HOSTS)
     (out / S.SUMMARY).write_text(json.dumps(summary, indent=2) + "\n")
     return summary

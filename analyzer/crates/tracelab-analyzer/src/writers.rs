@@ -16,7 +16,7 @@ use std::sync::Arc;
 use tracelab_decode::Addr;
 use tracelab_flow::{ConnRecord, ConnState};
 use tracelab_output::conn::{self, AddrText, ConnContext, ConnText, CONN_COLUMNS, CONN_FINAL_COLUMNS};
-use tracelab_output::table::{Codec, Kind, LateColumns, ParquetTable, ROW_GROUP_ROWS};
+use tracelab_output::table::{Codec, ColumnDef, Kind, LateColumns, ParquetTable, ROW_GROUP_ROWS};
 
 use crate::hosts::HostTable;
 use crate::roles::RoleModel;
@@ -354,46 +354,69 @@ impl Default for SizeHistogram {
     }
 }
 
-// Samples name their connection by `conn`, its row in connections.parquet
-// (0-based, output order), not by uid: an integer per sample instead of a
-// 17-byte string, and a join by position (`scope[conn]`) for readers.
-const WARMUP_COLUMNS: &[(&str, Kind)] =
-    &[("conn", Kind::I64), ("side", Kind::Str), ("train", Kind::I32), ("warmup_s", Kind::F64)];
-const TRAIN_COLUMNS: &[(&str, Kind)] =
-    &[("conn", Kind::I64), ("side", Kind::Str), ("train", Kind::I32), ("size_pkts", Kind::I64)];
-const RTT_COLUMNS: &[(&str, Kind)] =
-    &[("conn", Kind::I64), ("side", Kind::Str), ("rtt_s", Kind::F64), ("delayed_ack", Kind::Bool)];
-const SIZE_COLUMNS: &[(&str, Kind)] =
-    &[("scope", Kind::Str), ("side", Kind::Str), ("ip_len", Kind::I32), ("count", Kind::I64)];
-const HOST_COLUMNS: &[(&str, Kind)] = &[
-    ("host", Kind::Id),
-    ("local", Kind::Bool),
-    ("server", Kind::Bool),
-    ("incnx", Kind::I64),
-    ("outcnx", Kind::I64),
-    ("dportin", Kind::I64),
-    ("dportout", Kind::I64),
-    ("fan_in", Kind::I64),
-    ("fan_out", Kind::I64),
-    ("bytes_in", Kind::I64),
-    ("bytes_out", Kind::I64),
-    ("pkts_in", Kind::I64),
-    ("pkts_out", Kind::I64),
-    ("bytes_internal", Kind::I64),
-    ("bytes_external", Kind::I64),
-    ("internal_ratio", Kind::F64),
-    ("down_up_ratio", Kind::F64),
-    ("role", Kind::Str),
+// Samples name their connection twice: by `conn`, its row in
+// connections.parquet (0-based, output order; a join by position, or on
+// `conn` in a partitioned profile), and by `uid`, the key Zeek users and
+// SQL joins expect.
+const CONN: ColumnDef = ("conn", Kind::I64, "the connection's row in connections.parquet (0-based)");
+const UID: ColumnDef = ("uid", Kind::Id, "the connection's uid in connections.parquet");
+const SIDE: ColumnDef = ("side", Kind::Str, "orig or resp: the party that sent the data");
+const WARMUP_COLUMNS: &[ColumnDef] = &[
+    CONN,
+    UID,
+    SIDE,
+    ("train", Kind::I32, "index of the party's train in the connection (0-based)"),
+    ("warmup_s", Kind::F64, "the train's warm-up, seconds"),
 ];
-const LOAD_COLUMNS: &[(&str, Kind)] = &[
-    ("bin_start", Kind::F64),
-    ("bin_s", Kind::F64),
-    ("scope", Kind::Str),
-    ("category", Kind::Str),
-    ("bytes", Kind::I64),
-    ("pkts", Kind::I64),
-    ("upload_bytes", Kind::I64),
-    ("download_bytes", Kind::I64),
+const TRAIN_COLUMNS: &[ColumnDef] = &[
+    CONN,
+    UID,
+    SIDE,
+    ("train", Kind::I32, "index of the party's train in the connection (0-based)"),
+    ("size_pkts", Kind::I64, "the train's data packets"),
+];
+const RTT_COLUMNS: &[ColumnDef] = &[
+    CONN,
+    UID,
+    SIDE,
+    ("rtt_s", Kind::F64, "DATA-ACK round-trip time at the monitor, seconds"),
+    ("delayed_ack", Kind::Bool, "the receiver held the ACK (left out of the statistics)"),
+];
+const SIZE_COLUMNS: &[ColumnDef] = &[
+    ("scope", Kind::Str, "intranet, internet or external"),
+    ("side", Kind::Str, "the sender's role in its connection: orig or resp"),
+    ("ip_len", Kind::I32, "IP length, bytes"),
+    ("count", Kind::I64, "packets of that scope, side and length"),
+];
+const HOST_COLUMNS: &[ColumnDef] = &[
+    ("host", Kind::Id, "IP address"),
+    ("local", Kind::Bool, "in --local"),
+    ("server", Kind::Bool, "accepted a TCP handshake, answered UDP on one port to two peers, or in --servers"),
+    ("incnx", Kind::I64, "connections accepted"),
+    ("outcnx", Kind::I64, "connections initiated"),
+    ("dportin", Kind::I64, "distinct destination ports of accepted connections"),
+    ("dportout", Kind::I64, "distinct destination ports of initiated connections"),
+    ("fan_in", Kind::I64, "distinct peers of accepted connections"),
+    ("fan_out", Kind::I64, "distinct peers of initiated connections"),
+    ("bytes_in", Kind::I64, "IP bytes received"),
+    ("bytes_out", Kind::I64, "IP bytes sent"),
+    ("pkts_in", Kind::I64, "packets received"),
+    ("pkts_out", Kind::I64, "packets sent"),
+    ("bytes_internal", Kind::I64, "IP bytes exchanged with local peers"),
+    ("bytes_external", Kind::I64, "IP bytes exchanged with remote peers"),
+    ("internal_ratio", Kind::F64, "bytes_internal / (bytes_internal + bytes_external)"),
+    ("down_up_ratio", Kind::F64, "bytes_in / bytes_out"),
+    ("role", Kind::Str, "the class the --roles model predicts; null without one"),
+];
+const LOAD_COLUMNS: &[ColumnDef] = &[
+    ("bin_start", Kind::Time, "start of the time bin (UTC, microseconds)"),
+    ("bin_s", Kind::F64, "the bin's width, seconds"),
+    ("scope", Kind::Str, "intranet, internet or external"),
+    ("category", Kind::Str, "lc-rp, ls-rp, lc-ls, ls-ls or other"),
+    ("bytes", Kind::I64, "IP bytes in the bin, both directions"),
+    ("pkts", Kind::I64, "packets in the bin, both directions"),
+    ("upload_bytes", Kind::I64, "IP bytes sent by clients"),
+    ("download_bytes", Kind::I64, "IP bytes sent by servers"),
 ];
 
 /// The outputs written a connection at a time: conn.log, connections.parquet
@@ -462,17 +485,19 @@ impl ConnTables {
         let uid = c.uid.as_bytes();
         self.text.fill(c, uid, &ctx);
         self.conn_log.write_all(self.text.line())?;
-        conn::push_conn(self.connections.row(), c, uid, &ctx, &self.text);
+        conn::push_conn(self.connections.row(), c, c.uid.as_str(), &ctx, &self.text);
         self.connections.flush_if_full()?;
         self.conns.push(&ConnTotals::of(c))?;
         // A connection's samples of one kind, both sides, are one run of
         // rows appended a column at a time (`conn` and `side` filled, not
         // pushed per row): the originator's first, then the responder's.
         let row = row as i64;
+        let uid = c.uid.as_str();
         if let Some(t) = &c.transfer {
             let w = Sides { orig: &t.orig.warmups_ns, resp: &t.resp.warmups_ns };
             self.warmups.extend(w.len(), |r, at| {
                 r.i64_all(row)
+                    .id_all(uid)
                     .label_split(w.orig_rows(&at), "orig", "resp")
                     .i32_each(w.index(at.clone()))
                     .f64_each(w.values(at).map(|w| w as f64 / 1e9));
@@ -480,6 +505,7 @@ impl ConnTables {
             let n = Sides { orig: &t.orig.train_sizes, resp: &t.resp.train_sizes };
             self.trains.extend(n.len(), |r, at| {
                 r.i64_all(row)
+                    .id_all(uid)
                     .label_split(n.orig_rows(&at), "orig", "resp")
                     .i32_each(n.index(at.clone()))
                     .i64_each(n.values(at).map(|n| n as i64));
@@ -488,6 +514,7 @@ impl ConnTables {
         let s = Sides { orig: &c.rtt.data_ack_orig_samples, resp: &c.rtt.data_ack_resp_samples };
         self.rtts.extend(s.len(), |r, at| {
             r.i64_all(row)
+                .id_all(uid)
                 .label_split(s.orig_rows(&at), "orig", "resp")
                 .f64_each(s.values(at.clone()).map(|s| s.rtt_ns as f64 / 1e9))
                 .bool_each(s.values(at).map(|s| s.delayed_ack));
@@ -532,8 +559,8 @@ impl ConnTables {
                         if n > 0 {
                             let len = eight * 8 + k;
                             t.row()
-                                .label(Some(scope.name()))
-                                .label(Some(side))
+                                .str(Some(scope.name()))
+                                .str(Some(side))
                                 .i32(Some(len as i32))
                                 .i64(Some(n as i64))
                                 .end();
@@ -596,7 +623,7 @@ fn add_category(
             let ends = Locality::of(local, &o, &r);
             let category = servers.category(ends, &o, &r);
             let orig_client = servers.orig_is_client(&o, &r);
-            out.row().label(Some(category.name())).bool(Some(orig_client)).end();
+            out.row().str(Some(category.name())).bool(Some(orig_client)).end();
             let cell = &mut cells[ends.scope() as usize][category as usize];
             cell.cnxs += 1;
             cell.bytes += v.orig_ip_bytes + v.resp_ip_bytes;
@@ -654,7 +681,7 @@ fn write_hosts(
     for (addr, h) in hosts.sorted() {
         let total = h.bytes_internal + h.bytes_external;
         t.row()
-            .id(Some(AddrText::new(&addr).as_bytes()))
+            .id(Some(AddrText::new(&addr).as_str()))
             .bool(Some(local.is_local(&addr)))
             .bool(Some(servers.is_server(&addr)))
             .i64(Some(h.incnx as i64))
@@ -713,10 +740,10 @@ fn write_load(
     let mut t = ParquetTable::create(&dir.join("load.parquet"), LOAD_COLUMNS, codec)?;
     for ((bin, scope, cat), c) in cells {
         t.row()
-            .f64(Some(bin.checked_mul(bin_ns).map_or(bin as f64 * bin_ns as f64, |t| t as f64) / 1e9))
+            .time_ns(Some(bin.saturating_mul(bin_ns)))
             .f64(Some(bin_ns as f64 / 1e9))
-            .label(Some(scope.name()))
-            .label(Some(cat.name()))
+            .str(Some(scope.name()))
+            .str(Some(cat.name()))
             .i64(Some(c.bytes as i64))
             .i64(Some(c.pkts as i64))
             .i64(Some(c.upload as i64))

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use tracelab_decode::ip_proto;
 use tracelab_flow::{ConnRecord, SampleStats, Service, SideTransfer};
 
-use crate::table::{Kind, Row};
+use crate::table::{ColumnDef, Kind, Row};
 
 /// What the analyzer adds to a record from its configuration.
 #[derive(Clone, Copy, Debug)]
@@ -37,70 +37,75 @@ fn opt_secs(ns: Option<i64>) -> Option<f64> {
 }
 
 /// Columns written before the analyzer's phase-2 columns (`category`,
-/// `orig_is_client`), which are appended once all servers are known.
-pub const CONN_COLUMNS: &[(&str, Kind)] = &[
-    ("ts", Kind::F64),
-    ("uid", Kind::Id),
-    ("id.orig_h", Kind::Id),
-    ("id.orig_p", Kind::I32),
-    ("id.resp_h", Kind::Id),
-    ("id.resp_p", Kind::I32),
-    ("proto", Kind::Str),
-    ("service", Kind::Str),
-    ("ip_proto", Kind::I32),
-    ("duration", Kind::F64),
-    ("orig_bytes", Kind::I64),
-    ("resp_bytes", Kind::I64),
-    ("conn_state", Kind::Str),
-    ("local_orig", Kind::Bool),
-    ("local_resp", Kind::Bool),
-    ("missed_bytes", Kind::I64),
-    ("history", Kind::Str),
-    ("orig_pkts", Kind::I64),
-    ("orig_ip_bytes", Kind::I64),
-    ("resp_pkts", Kind::I64),
-    ("resp_ip_bytes", Kind::I64),
-    ("scope", Kind::Str),
-    ("well_behaved", Kind::Bool),
-    ("rtt_syn_synack_s", Kind::F64),
-    ("rtt_synack_ack_s", Kind::F64),
-    ("rtt_handshake_s", Kind::F64),
-    ("rtt_data_ack_orig_count", Kind::I64),
-    ("rtt_data_ack_orig_min_s", Kind::F64),
-    ("rtt_data_ack_orig_median_s", Kind::F64),
-    ("rtt_data_ack_orig_mean_s", Kind::F64),
-    ("rtt_data_ack_orig_max_s", Kind::F64),
-    ("rtt_data_ack_resp_count", Kind::I64),
-    ("rtt_data_ack_resp_min_s", Kind::F64),
-    ("rtt_data_ack_resp_median_s", Kind::F64),
-    ("rtt_data_ack_resp_mean_s", Kind::F64),
-    ("rtt_data_ack_resp_max_s", Kind::F64),
-    ("rtt_data_ack_s", Kind::F64),
-    ("setup_s", Kind::F64),
-    ("transfer_s", Kind::F64),
-    ("teardown_s", Kind::F64),
-    ("orig_data_pkts", Kind::I64),
-    ("orig_distinct_data_pkts", Kind::I64),
-    ("orig_retransmissions", Kind::I64),
-    ("orig_trains", Kind::I64),
-    ("orig_warmup_s", Kind::F64),
-    ("orig_actual_s", Kind::F64),
-    ("orig_theory_s", Kind::F64),
-    ("orig_pacing_s", Kind::F64),
-    ("orig_pacing_per_pkt_s", Kind::F64),
-    ("resp_data_pkts", Kind::I64),
-    ("resp_distinct_data_pkts", Kind::I64),
-    ("resp_retransmissions", Kind::I64),
-    ("resp_trains", Kind::I64),
-    ("resp_warmup_s", Kind::F64),
-    ("resp_actual_s", Kind::F64),
-    ("resp_theory_s", Kind::F64),
-    ("resp_pacing_s", Kind::F64),
-    ("resp_pacing_per_pkt_s", Kind::F64),
+/// `orig_is_client`), which are appended once all servers are known. The
+/// descriptions go into the file (the Arrow schema's field metadata);
+/// docs/analyzer.md has the full meanings.
+pub const CONN_COLUMNS: &[ColumnDef] = &[
+    ("ts", Kind::Time, "the connection's first packet (UTC, microseconds)"),
+    ("uid", Kind::Id, "the connection's unique id (Zeek's form); the samples tables' `uid`"),
+    ("id.orig_h", Kind::Id, "originator's IP address"),
+    ("id.orig_p", Kind::I32, "originator's port (ICMP: type)"),
+    ("id.resp_h", Kind::Id, "responder's IP address"),
+    ("id.resp_p", Kind::I32, "responder's port (ICMP: code)"),
+    ("proto", Kind::Str, "transport protocol: tcp, udp, icmp or unknown_transport"),
+    ("service", Kind::Str, "application protocol detected from the payload, Zeek's name; null when none"),
+    ("ip_proto", Kind::I32, "IP protocol number"),
+    ("duration", Kind::F64, "last packet's time minus first packet's, seconds; null when Zeek prints -"),
+    ("orig_bytes", Kind::I64, "payload bytes sent by the originator (TCP: from sequence numbers)"),
+    ("resp_bytes", Kind::I64, "payload bytes sent by the responder (TCP: from sequence numbers)"),
+    ("conn_state", Kind::Str, "Zeek's connection state (S0, SF, REJ, ...)"),
+    ("local_orig", Kind::Bool, "the originator is in --local; null without --local"),
+    ("local_resp", Kind::Bool, "the responder is in --local; null without --local"),
+    ("missed_bytes", Kind::I64, "bytes missed in content gaps (TCP)"),
+    ("history", Kind::Str, "Zeek's connection history letters"),
+    ("orig_pkts", Kind::I64, "packets sent by the originator"),
+    ("orig_ip_bytes", Kind::I64, "IP bytes sent by the originator"),
+    ("resp_pkts", Kind::I64, "packets sent by the responder"),
+    ("resp_ip_bytes", Kind::I64, "IP bytes sent by the responder"),
+    ("scope", Kind::Str, "intranet (both ends in --local), internet (one end) or external (neither)"),
+    ("well_behaved", Kind::Bool, "complete handshake, data both ways, FIN or RST at the end"),
+    ("rtt_syn_synack_s", Kind::F64, "SYN to SYN/ACK at the monitor (monitor-responder RTT), seconds"),
+    ("rtt_synack_ack_s", Kind::F64, "SYN/ACK to ACK at the monitor (monitor-originator RTT), seconds"),
+    ("rtt_handshake_s", Kind::F64, "the two handshake RTTs summed, seconds"),
+    ("rtt_data_ack_orig_count", Kind::I64, "DATA-ACK RTT samples of data sent by the originator"),
+    ("rtt_data_ack_orig_min_s", Kind::F64, "their minimum, seconds"),
+    ("rtt_data_ack_orig_median_s", Kind::F64, "their median, seconds"),
+    ("rtt_data_ack_orig_mean_s", Kind::F64, "their mean, seconds"),
+    ("rtt_data_ack_orig_max_s", Kind::F64, "their maximum, seconds"),
+    ("rtt_data_ack_resp_count", Kind::I64, "DATA-ACK RTT samples of data sent by the responder"),
+    ("rtt_data_ack_resp_min_s", Kind::F64, "their minimum, seconds"),
+    ("rtt_data_ack_resp_median_s", Kind::F64, "their median, seconds"),
+    ("rtt_data_ack_resp_mean_s", Kind::F64, "their mean, seconds"),
+    ("rtt_data_ack_resp_max_s", Kind::F64, "their maximum, seconds"),
+    ("rtt_data_ack_s", Kind::F64, "RTT_A-B: both sides' DATA-ACK means summed, seconds; null unless both have any"),
+    ("setup_s", Kind::F64, "first packet to first data packet, seconds"),
+    ("transfer_s", Kind::F64, "first to last data packet, seconds"),
+    ("teardown_s", Kind::F64, "last data packet to last packet, seconds"),
+    ("orig_data_pkts", Kind::I64, "data packets sent by the originator, retransmissions included"),
+    ("orig_distinct_data_pkts", Kind::I64, "distinct data packets sent by the originator"),
+    ("orig_retransmissions", Kind::I64, "retransmitted data packets of the originator"),
+    ("orig_trains", Kind::I64, "packet trains of the originator"),
+    ("orig_warmup_s", Kind::F64, "the originator's total warm-up, seconds"),
+    ("orig_actual_s", Kind::F64, "Actual(X) of the originator, seconds"),
+    ("orig_theory_s", Kind::F64, "T_theory(X) of the originator, seconds"),
+    ("orig_pacing_s", Kind::F64, "Pacing(X) = Actual - WarmUp - T_theory of the originator, seconds"),
+    ("orig_pacing_per_pkt_s", Kind::F64, "the originator's pacing per data packet, seconds"),
+    ("resp_data_pkts", Kind::I64, "data packets sent by the responder, retransmissions included"),
+    ("resp_distinct_data_pkts", Kind::I64, "distinct data packets sent by the responder"),
+    ("resp_retransmissions", Kind::I64, "retransmitted data packets of the responder"),
+    ("resp_trains", Kind::I64, "packet trains of the responder"),
+    ("resp_warmup_s", Kind::F64, "the responder's total warm-up, seconds"),
+    ("resp_actual_s", Kind::F64, "Actual(X) of the responder, seconds"),
+    ("resp_theory_s", Kind::F64, "T_theory(X) of the responder, seconds"),
+    ("resp_pacing_s", Kind::F64, "Pacing(X) = Actual - WarmUp - T_theory of the responder, seconds"),
+    ("resp_pacing_per_pkt_s", Kind::F64, "the responder's pacing per data packet, seconds"),
 ];
 
 /// Columns appended in phase 2.
-pub const CONN_FINAL_COLUMNS: &[(&str, Kind)] = &[("category", Kind::Str), ("orig_is_client", Kind::Bool)];
+pub const CONN_FINAL_COLUMNS: &[ColumnDef] = &[
+    ("category", Kind::Str, "lc-rp, ls-rp, lc-ls, ls-ls (client/server, local/remote) or other"),
+    ("orig_is_client", Kind::Bool, "the originator is the client side"),
+];
 
 #[inline(always)]
 fn push_stats<'a>(t: Row<'a>, s: &SampleStats) -> Row<'a> {
@@ -136,21 +141,21 @@ pub fn rtt_data_ack_ns(c: &ConnRecord) -> Option<f64> {
 /// `uid` is `c.uid`'s text. Always inlined, so that `t`'s cursor is known
 /// (a fresh row's) and every column's position a constant.
 #[inline(always)]
-pub fn push_conn(t: Row<'_>, c: &ConnRecord, uid: &[u8], ctx: &ConnContext, text: &ConnText) {
+pub fn push_conn(t: Row<'_>, c: &ConnRecord, uid: &str, ctx: &ConnContext, text: &ConnText) {
     let t = t
-        .f64(Some(secs(c.ts_ns)))
+        .time_ns(Some(c.ts_ns))
         .id(Some(uid))
-        .id(Some(text.orig_h.as_bytes()))
+        .id(Some(text.orig_h.as_str()))
         .i32(Some(c.orig_p as i32))
-        .id(Some(text.resp_h.as_bytes()))
+        .id(Some(text.resp_h.as_str()))
         .i32(Some(c.resp_p as i32))
-        .label(Some(proto_name(c.ip_proto)))
-        .label(c.service.map(Service::name))
+        .str(Some(proto_name(c.ip_proto)))
+        .str(c.service.map(Service::name))
         .i32(Some(c.ip_proto as i32))
         .f64(opt_secs(c.duration_ns))
         .i64(c.orig_bytes.map(|b| b as i64))
         .i64(c.resp_bytes.map(|b| b as i64))
-        .label(Some(c.conn_state.name()))
+        .str(Some(c.conn_state.name()))
         .bool(ctx.local_orig)
         .bool(ctx.local_resp)
         .i64(Some(c.missed_bytes as i64))
@@ -159,7 +164,7 @@ pub fn push_conn(t: Row<'_>, c: &ConnRecord, uid: &[u8], ctx: &ConnContext, text
         .i64(Some(c.orig_ip_bytes as i64))
         .i64(Some(c.resp_pkts as i64))
         .i64(Some(c.resp_ip_bytes as i64))
-        .label(Some(ctx.scope))
+        .str(Some(ctx.scope))
         .bool(Some(c.well_behaved))
         .f64(opt_secs(c.rtt.syn_synack_ns))
         .f64(opt_secs(c.rtt.synack_ack_ns))
@@ -334,6 +339,10 @@ impl AddrText {
 
     pub fn as_bytes(&self) -> &[u8] {
         &self.buf[..usize::from(self.len)]
+    }
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(self.as_bytes()).expect("an address's text is ASCII")
     }
 }
 

@@ -1,5 +1,7 @@
-//! What a table is made of, below the column vectors and the file writer
-//! that both use it: the kinds of columns and the page compression.
+//! What a table is made of: the kinds of columns, their Arrow types, the
+//! page compression and the schema version every file carries.
+
+use arrow_schema::{DataType, TimeUnit};
 
 /// What a column holds, and so how it is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -7,6 +9,10 @@ pub enum Kind {
     F64,
     I64,
     I32,
+    /// A point in time: Arrow `timestamp[us, tz=UTC]`, Parquet
+    /// TIMESTAMP(MICROS, isAdjustedToUTC), filled in nanoseconds since the
+    /// epoch and stored to the microsecond (Zeek's precision), rounded down.
+    Time,
     /// A label from a small set (proto, state, history, side, ...):
     /// dictionary-encoded, and without min/max (nobody filters on the
     /// lexical range of labels).
@@ -18,14 +24,33 @@ pub enum Kind {
     Bool,
 }
 
-/// Page compression. None is the default: Snappy adds ~330 instructions
-/// per packet of the trace (+17 % on the whole profile, callgrind) for
-/// files ~1.9x smaller; `--compression snappy` is for profiles kept long,
-/// `--compression zstd` for files that DuckDB or Spark users expect
-/// (ZSTD at `ZSTD_LEVEL`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+impl Kind {
+    /// The column's Arrow type (every column is nullable).
+    pub fn data_type(self) -> DataType {
+        match self {
+            Kind::F64 => DataType::Float64,
+            Kind::I64 => DataType::Int64,
+            Kind::I32 => DataType::Int32,
+            Kind::Time => DataType::Timestamp(TimeUnit::Microsecond, Some(TIME_ZONE.into())),
+            Kind::Str | Kind::Id => DataType::Utf8,
+            Kind::Bool => DataType::Boolean,
+        }
+    }
+}
+
+/// The time zone of `Kind::Time` columns.
+pub const TIME_ZONE: &str = "UTC";
+
+/// A column of a table: its name, kind and description (stored with the
+/// Arrow schema as the field's `description` metadata; none if empty).
+pub type ColumnDef = (&'static str, Kind, &'static str);
+
+/// Page compression. The analyzer's default is ZSTD at `ZSTD_LEVEL`: the
+/// codec DuckDB and Spark users expect, files ~2.3x smaller than
+/// uncompressed (docs/decisions/0002 for the cost); `None` for the fastest
+/// runs, `Snappy` for readers without ZSTD.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Codec {
-    #[default]
     None,
     Snappy,
     /// ZSTD at this level.
@@ -39,8 +64,12 @@ pub const ZSTD_LEVEL: i32 = 1;
 /// The version of the tables' schema, in every file's key-value metadata
 /// as `tracelab.schema_version`: the major changes when a column changes
 /// type or meaning or goes away, the minor when columns are added.
-/// Readers refuse a major they do not know.
-pub const SCHEMA_VERSION: &str = "1.0";
+/// Readers refuse a major they do not know. 2.0: times as timestamps
+/// (`ts`, `bin_start`), `uid` in the samples tables.
+pub const SCHEMA_VERSION: &str = "2.0";
+
+/// The key of `SCHEMA_VERSION` in the files' key-value metadata.
+pub const SCHEMA_VERSION_KEY: &str = "tracelab.schema_version";
 
 impl Codec {
     pub fn name(self) -> &'static str {

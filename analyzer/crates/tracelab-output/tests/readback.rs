@@ -1,28 +1,32 @@
-//! Our Parquet writer checked against an independent reader (the `parquet`
-//! crate): values, nulls, types and statistics of tables with several row
-//! groups, with and without Snappy, and of a file extended by copying
-//! another's row groups.
+//! The tables' front end and file layout checked with the `parquet` crate's
+//! reader (pyarrow and DuckDB read the same files in tests/test_query.py
+//! and models/tests): values, nulls, types, the Arrow schema with its
+//! descriptions, the schema version and statistics of tables with several
+//! row groups, for every codec, with late columns, and rows filled a run at
+//! a time against rows filled one by one.
 
 use std::fs::File;
 use std::path::PathBuf;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, Int32Type, Int64Type};
+use arrow_array::types::{Float64Type, Int32Type, Int64Type, TimestampMicrosecondType};
 use arrow_array::{Array, RecordBatch};
+use arrow_schema::{DataType, TimeUnit};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::basic::{Compression, Type as PhysicalType};
+use parquet::basic::{Compression, LogicalType, TimeUnit as ParquetTimeUnit, TimestampType, Type as PhysicalType};
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::statistics::Statistics;
-use tracelab_output::table::{Codec, Kind, ParquetTable, SCHEMA_VERSION, ZSTD_LEVEL};
+use tracelab_output::table::{Codec, ColumnDef, Kind, ParquetTable, SCHEMA_VERSION, ZSTD_LEVEL};
 
-const COLUMNS: &[(&str, Kind)] = &[
-    ("f", Kind::F64),
-    ("i", Kind::I64),
-    ("n", Kind::I32),
-    ("label", Kind::Str),
-    ("id", Kind::Id),
-    ("b", Kind::Bool),
-    ("static", Kind::Str),
+const COLUMNS: &[ColumnDef] = &[
+    ("f", Kind::F64, "a float"),
+    ("i", Kind::I64, ""),
+    ("n", Kind::I32, ""),
+    ("label", Kind::Str, "a label"),
+    ("id", Kind::Id, ""),
+    ("b", Kind::Bool, ""),
+    ("static", Kind::Str, ""),
+    ("t", Kind::Time, "a time"),
 ];
 const LABELS: [&str; 5] = ["", "orig", "resp", "lc-rp", "a longer label than eight bytes"];
 
@@ -35,6 +39,8 @@ struct Row {
     id: Option<String>,
     b: Option<bool>,
     stat: Option<&'static str>,
+    /// Nanoseconds since the epoch.
+    t: Option<i64>,
 }
 
 /// Deterministic rows: about one value in five null, runs of labels and
@@ -65,6 +71,9 @@ fn rows(count: usize) -> Vec<Row> {
                 id: (!null(16)).then(|| if k % 9 == 0 { String::new() } else { format!("C{k:x}{}", r % 977) }),
                 b: (!null(24)).then_some((r >> 30) & 1 == 1),
                 stat: (!null(28)).then_some(LABELS[k % 3]),
+                // Before and after the epoch, and sub-microsecond parts,
+                // which the column drops rounding down.
+                t: (!null(32)).then(|| (r >> 34) as i64 - (1 << 29) + if k == 11 { i64::MIN + 999 } else { 0 }),
             }
         })
         .collect()
@@ -84,9 +93,10 @@ fn write(name: &str, rows: &[Row], codec: Codec, group_rows: usize) -> PathBuf {
             .i64(r.i)
             .i32(r.n)
             .str(r.label.as_deref())
-            .id(r.id.as_deref().map(str::as_bytes))
+            .id(r.id.as_deref())
             .bool(r.b)
-            .label(r.stat)
+            .str(r.stat)
+            .time_ns(r.t)
             .end();
         t.flush_if_full().unwrap();
     }
@@ -101,6 +111,17 @@ fn read(path: &PathBuf) -> (ParquetMetaData, Vec<RecordBatch>) {
 
 fn strings(b: &RecordBatch, col: usize) -> Vec<Option<String>> {
     b.column(col).as_string::<i32>().iter().map(|v| v.map(str::to_string)).collect()
+}
+
+/// Nanoseconds as microseconds, rounded down, computed apart from the
+/// writer's `div_euclid`.
+fn micros(ns: i64) -> i64 {
+    let q = ns / 1000;
+    if ns % 1000 < 0 {
+        q - 1
+    } else {
+        q
+    }
 }
 
 /// Checks every value of `rows` against the batches read back.
@@ -123,6 +144,8 @@ fn check_values(batches: &[RecordBatch], rows: &[Row]) {
         let bools = b.column(5).as_boolean();
         assert_eq!(bools.iter().collect::<Vec<_>>(), want.iter().map(|r| r.b).collect::<Vec<_>>());
         assert_eq!(strings(b, 6), want.iter().map(|r| r.stat.map(str::to_string)).collect::<Vec<_>>());
+        let t = b.column(7).as_primitive::<TimestampMicrosecondType>();
+        assert_eq!(t.iter().collect::<Vec<_>>(), want.iter().map(|r| r.t.map(micros)).collect::<Vec<_>>());
         at += n;
     }
     assert_eq!(at, rows.len(), "every row read back");
@@ -130,7 +153,7 @@ fn check_values(batches: &[RecordBatch], rows: &[Row]) {
 
 /// Each numeric and boolean chunk's min/max and every chunk's null count
 /// are those of its rows (NaN left out, zero minimum as -0.0); strings
-/// carry no min/max.
+/// carry no statistics.
 fn check_statistics(meta: &ParquetMetaData, rows: &[Row], group_rows: usize) {
     assert_eq!(meta.num_row_groups(), rows.len().div_ceil(group_rows));
     for (g, rg) in meta.row_groups().iter().enumerate() {
@@ -144,9 +167,10 @@ fn check_statistics(meta: &ParquetMetaData, rows: &[Row], group_rows: usize) {
             part.iter().filter(|r| r.id.is_none()).count(),
             part.iter().filter(|r| r.b.is_none()).count(),
             part.iter().filter(|r| r.stat.is_none()).count(),
+            part.iter().filter(|r| r.t.is_none()).count(),
         ];
-        for (c, chunk) in rg.columns().iter().take(nulls.len()).enumerate() {
-            let s = chunk.statistics().expect("every chunk has statistics");
+        for c in [0, 1, 2, 5, 7] {
+            let s = rg.column(c).statistics().expect("numbers, times and booleans have statistics");
             assert_eq!(s.null_count_opt(), Some(nulls[c] as u64), "group {g} column {c}");
         }
         let stats = |c: usize| rg.column(c).statistics().unwrap();
@@ -182,11 +206,15 @@ fn check_statistics(meta: &ParquetMetaData, rows: &[Row], group_rows: usize) {
             }
             other => panic!("b: {other:?}"),
         }
+        match stats(7) {
+            Statistics::Int64(s) => {
+                assert_eq!(s.min_opt().copied(), part.iter().filter_map(|r| r.t).min().map(micros));
+                assert_eq!(s.max_opt().copied(), part.iter().filter_map(|r| r.t).max().map(micros));
+            }
+            other => panic!("t: {other:?}"),
+        }
         for c in [3, 4, 6] {
-            assert!(
-                stats(c).min_bytes_opt().is_none() && stats(c).max_bytes_opt().is_none(),
-                "strings have no min/max"
-            );
+            assert!(rg.column(c).statistics().is_none(), "strings have no statistics");
         }
     }
 }
@@ -210,7 +238,15 @@ fn values_nulls_and_statistics_read_back() {
             .iter()
             .map(|kv| (kv.key.as_str(), kv.value.as_deref()))
             .collect();
-        assert_eq!(key_values, [("tracelab.schema_version", Some(SCHEMA_VERSION))]);
+        assert_eq!(key_values[0], ("tracelab.schema_version", Some(SCHEMA_VERSION)));
+        assert_eq!(key_values[1].0, "ARROW:schema");
+        assert_eq!(key_values.len(), 2);
+        // The Arrow schema comes back with the descriptions and the time zone.
+        let arrow = batches[0].schema();
+        assert_eq!(arrow.field(0).metadata().get("description").map(String::as_str), Some("a float"));
+        assert_eq!(arrow.field(3).metadata().get("description").map(String::as_str), Some("a label"));
+        assert!(arrow.field(1).metadata().is_empty(), "no description, no metadata");
+        assert_eq!(arrow.field(7).data_type(), &DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())));
         let schema = meta.file_metadata().schema_descr();
         let types: Vec<_> = schema
             .columns()
@@ -219,10 +255,10 @@ fn values_nulls_and_statistics_read_back() {
             .collect();
         let want: Vec<_> = COLUMNS
             .iter()
-            .map(|(n, k)| {
+            .map(|(n, k, _)| {
                 let t = match k {
                     Kind::F64 => PhysicalType::DOUBLE,
-                    Kind::I64 => PhysicalType::INT64,
+                    Kind::I64 | Kind::Time => PhysicalType::INT64,
                     Kind::I32 => PhysicalType::INT32,
                     Kind::Str | Kind::Id => PhysicalType::BYTE_ARRAY,
                     Kind::Bool => PhysicalType::BOOLEAN,
@@ -231,6 +267,14 @@ fn values_nulls_and_statistics_read_back() {
             })
             .collect();
         assert_eq!(types, want);
+        assert_eq!(
+            schema.column(7).logical_type_ref(),
+            Some(&LogicalType::Timestamp(TimestampType { is_adjusted_to_u_t_c: true, unit: ParquetTimeUnit::MICROS }))
+        );
+        // Labels are dictionary-encoded, ids plain.
+        let encodings = |c: usize| meta.row_group(0).column(c).encodings().collect::<Vec<_>>();
+        assert!(encodings(3).contains(&parquet::basic::Encoding::RLE_DICTIONARY), "{:?}", encodings(3));
+        assert!(!encodings(4).contains(&parquet::basic::Encoding::RLE_DICTIONARY), "{:?}", encodings(4));
         assert!(meta.row_groups().iter().flat_map(|g| g.columns()).all(|c| c.compression() == compression));
         check_values(&batches, &rows);
         check_statistics(&meta, &rows, 100);
@@ -261,14 +305,14 @@ fn an_empty_table_is_a_valid_file() {
     assert!(batches.iter().all(|b| b.num_rows() == 0));
 }
 
-/// Late columns: written after every row group's other chunks (so a row
-/// group's chunks are not adjacent), read back by an independent reader
-/// with the other columns' values and statistics unchanged, and the late
-/// ones' values and statistics right in every row group.
+/// Late columns: filled after every row group's other columns were
+/// encoded (their pages spilled), read back with the other columns' values
+/// and statistics unchanged, and the late ones' values and statistics right
+/// in every row group.
 #[test]
 fn late_columns_read_back_with_their_row_groups() {
     let rows = rows(530);
-    let late_columns = [("extra_label", Kind::Str), ("extra_n", Kind::I64)];
+    let late_columns = [("extra_label", Kind::Str, ""), ("extra_n", Kind::I64, "")];
     for codec in [Codec::None, Codec::Snappy, Codec::Zstd(ZSTD_LEVEL)] {
         let out = tmp(&format!("late-{}.parquet", codec.name()));
         let mut t = ParquetTable::with_late_columns(&out, COLUMNS, &late_columns, codec, 64).unwrap();
@@ -278,9 +322,10 @@ fn late_columns_read_back_with_their_row_groups() {
                 .i64(r.i)
                 .i32(r.n)
                 .str(r.label.as_deref())
-                .id(r.id.as_deref().map(str::as_bytes))
+                .id(r.id.as_deref())
                 .bool(r.b)
-                .label(r.stat)
+                .str(r.stat)
+                .time_ns(r.t)
                 .end();
             t.flush_if_full().unwrap();
         }
@@ -289,7 +334,7 @@ fn late_columns_read_back_with_their_row_groups() {
         let mut k = 0;
         for g in 0..late.group_rows().len() {
             for _ in 0..late.group_rows()[g] {
-                late.row().label(Some(LABELS[k % 2 + 2])).i64((k % 7 != 0).then_some(k as i64 * 3)).end();
+                late.row().str(Some(LABELS[k % 2 + 2])).i64((k % 7 != 0).then_some(k as i64 * 3)).end();
                 k += 1;
             }
             late.end_group().unwrap();
@@ -300,8 +345,8 @@ fn late_columns_read_back_with_their_row_groups() {
         check_statistics(&meta, &rows, 64);
         let mut k = 0;
         for b in &batches {
-            let extra = strings(b, 7);
-            let n = b.column(8).as_primitive::<Int64Type>();
+            let extra = strings(b, 8);
+            let n = b.column(9).as_primitive::<Int64Type>();
             for (j, label) in extra.iter().enumerate() {
                 assert_eq!(label.as_deref(), Some(LABELS[k % 2 + 2]));
                 assert_eq!((!n.is_null(j)).then(|| n.value(j)), (k % 7 != 0).then_some(k as i64 * 3));
@@ -309,13 +354,8 @@ fn late_columns_read_back_with_their_row_groups() {
             }
         }
         assert_eq!(k, rows.len());
-        // Where the last group's last column written with the rows ends.
-        let c = meta.row_groups().last().unwrap().column(6);
-        let last_group_end = c.dictionary_page_offset().unwrap_or(c.data_page_offset()) + c.compressed_size();
         for (g, rg) in meta.row_groups().iter().enumerate() {
-            // The late chunks lie after the last group's other chunks.
-            assert!(rg.column(7).dictionary_page_offset().unwrap() >= last_group_end, "group {g}");
-            match rg.column(8).statistics().unwrap() {
+            match rg.column(9).statistics().unwrap() {
                 Statistics::Int64(s) => {
                     let vals = (g * 64..(g * 64 + rg.num_rows() as usize)).filter(|k| k % 7 != 0).map(|k| k as i64 * 3);
                     assert_eq!(s.max_opt().copied(), vals.max());
@@ -333,7 +373,7 @@ fn late_columns_left_unwritten_are_refused() {
     let mut t = ParquetTable::with_late_columns(
         &tmp("late-missing.parquet"),
         COLUMNS,
-        &[("extra_n", Kind::I64)],
+        &[("extra_n", Kind::I64, "")],
         Codec::None,
         2,
     )
@@ -344,9 +384,10 @@ fn late_columns_left_unwritten_are_refused() {
             .i64(r.i)
             .i32(r.n)
             .str(r.label.as_deref())
-            .id(r.id.as_deref().map(str::as_bytes))
+            .id(r.id.as_deref())
             .bool(r.b)
-            .label(r.stat)
+            .str(r.stat)
+            .time_ns(r.t)
             .end();
         t.flush_if_full().unwrap();
     }
@@ -368,7 +409,8 @@ fn late_columns_left_unwritten_are_refused() {
 /// across row group ends.
 #[test]
 fn a_split_label_run_equals_rows_filled_one_by_one() {
-    const SPLIT_COLUMNS: &[(&str, Kind)] = &[("conn", Kind::I64), ("side", Kind::Str), ("v", Kind::I64)];
+    const SPLIT_COLUMNS: &[ColumnDef] =
+        &[("conn", Kind::I64, ""), ("uid", Kind::Id, ""), ("side", Kind::Str, ""), ("v", Kind::I64, "")];
     let runs: Vec<(usize, usize)> = (0..30).map(|c| (c * 5 % 7, c * 3 % 4)).collect();
     let value = |c: usize, i: usize| (c * 100 + i) as i64;
     let by_row = tmp("split-by-row.parquet");
@@ -376,7 +418,8 @@ fn a_split_label_run_equals_rows_filled_one_by_one() {
     for (c, &(a, b)) in runs.iter().enumerate() {
         for i in 0..a + b {
             let side = if i < a { "orig" } else { "resp" };
-            t.row().i64(Some(c as i64)).label(Some(side)).i64(Some(value(c, i))).end();
+            let uid = format!("C{c}");
+            t.row().i64(Some(c as i64)).id(Some(&uid)).str(Some(side)).i64(Some(value(c, i))).end();
             t.flush_if_full().unwrap();
         }
     }
@@ -386,7 +429,10 @@ fn a_split_label_run_equals_rows_filled_one_by_one() {
     for (c, &(a, b)) in runs.iter().enumerate() {
         t.extend(a + b, |r, at| {
             let first = a.clamp(at.start, at.end) - at.start;
-            r.i64_all(c as i64).label_split(first, "orig", "resp").i64_each(at.map(|i| value(c, i)));
+            r.i64_all(c as i64)
+                .id_all(&format!("C{c}"))
+                .label_split(first, "orig", "resp")
+                .i64_each(at.map(|i| value(c, i)));
         })
         .unwrap();
     }
@@ -396,8 +442,13 @@ fn a_split_label_run_equals_rows_filled_one_by_one() {
 
 #[test]
 fn runs_filled_by_column_equal_rows_filled_one_by_one() {
-    const RUN_COLUMNS: &[(&str, Kind)] =
-        &[("conn", Kind::I64), ("side", Kind::Str), ("k", Kind::I32), ("v", Kind::F64), ("n", Kind::I64)];
+    const RUN_COLUMNS: &[ColumnDef] = &[
+        ("conn", Kind::I64, ""),
+        ("side", Kind::Str, ""),
+        ("k", Kind::I32, ""),
+        ("v", Kind::F64, ""),
+        ("n", Kind::I64, ""),
+    ];
     let runs: Vec<(i64, &'static str, Vec<i64>)> = (0..40i64)
         .map(|c| (c * 3 - 20, LABELS[c as usize % 3 + 1], (0..(c * 7 % 23)).map(|k| k * k - c).collect()))
         .collect();
@@ -405,7 +456,7 @@ fn runs_filled_by_column_equal_rows_filled_one_by_one() {
     let mut t = ParquetTable::with_group_rows(&by_row, RUN_COLUMNS, Codec::None, 7).unwrap();
     for (conn, side, vals) in &runs {
         for (k, &v) in vals.iter().enumerate() {
-            t.row().i64(Some(*conn)).label(Some(side)).i32(Some(k as i32)).f64(Some(v as f64 / 8.0)).i64(Some(v)).end();
+            t.row().i64(Some(*conn)).str(Some(side)).i32(Some(k as i32)).f64(Some(v as f64 / 8.0)).i64(Some(v)).end();
             t.flush_if_full().unwrap();
         }
     }
@@ -415,7 +466,7 @@ fn runs_filled_by_column_equal_rows_filled_one_by_one() {
     for (conn, side, vals) in &runs {
         t.extend(vals.len(), |r, at| {
             r.i64_all(*conn)
-                .label_all(side)
+                .label_split(at.len(), side, side)
                 .i32_each(at.clone().map(|k| k as i32))
                 .f64_each(vals[at.clone()].iter().map(|&v| v as f64 / 8.0))
                 .i64_each(vals[at].iter().copied());
@@ -446,7 +497,8 @@ fn runs_filled_by_column_equal_rows_filled_one_by_one() {
 #[test]
 #[should_panic(expected = "one value per row")]
 fn a_run_column_of_the_wrong_length_is_refused() {
-    let mut t = ParquetTable::with_group_rows(&tmp("short-run.parquet"), &[("k", Kind::I32)], Codec::None, 7).unwrap();
+    let mut t =
+        ParquetTable::with_group_rows(&tmp("short-run.parquet"), &[("k", Kind::I32, "")], Codec::None, 7).unwrap();
     t.extend(3, |r, _| {
         r.i32_each([1, 2].into_iter());
     })
@@ -459,7 +511,7 @@ fn a_run_column_of_the_wrong_length_is_refused() {
 #[test]
 fn a_row_missing_a_column_is_refused() {
     let caught = std::panic::catch_unwind(|| {
-        let cols = &[("a", Kind::I64), ("b", Kind::F64), ("c", Kind::I64)];
+        let cols = &[("a", Kind::I64, ""), ("b", Kind::F64, ""), ("c", Kind::I64, "")];
         let mut t = ParquetTable::with_group_rows(&tmp("short-row.parquet"), cols, Codec::None, 7).unwrap();
         t.row().i64(Some(1)).f64(Some(2.0)).end();
         t.close().unwrap();
@@ -479,7 +531,8 @@ fn a_row_missing_a_column_is_refused() {
 #[test]
 #[should_panic(expected = "every column has a value or a null in each row")]
 fn a_row_not_ended_is_refused_at_the_group() {
-    let mut t = ParquetTable::with_group_rows(&tmp("unended.parquet"), &[("a", Kind::I64)], Codec::None, 7).unwrap();
+    let mut t =
+        ParquetTable::with_group_rows(&tmp("unended.parquet"), &[("a", Kind::I64, "")], Codec::None, 7).unwrap();
     t.row().i64(Some(1)).end();
     let _ = t.row().i64(Some(2));
     t.close().unwrap();
