@@ -4,7 +4,6 @@
 //! `parquet` crate (writer.rs).
 
 use std::io;
-use std::mem::replace;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -28,8 +27,6 @@ struct Builders {
     ids: Vec<StringBuilder>,
     labels: Vec<StringBuilder>,
     order: Vec<(Kind, usize)>,
-    /// Rows each builder has room for, after each `finish` too.
-    rows: usize,
 }
 
 /// How many columns of each kind, or how many of each a row has filled.
@@ -81,26 +78,24 @@ impl Builders {
             ids: (0..count.id).map(|_| strings(rows)).collect(),
             labels: (0..count.label).map(|_| strings(rows)).collect(),
             order,
-            rows,
         };
         (builders, count)
     }
 
-    /// The columns' arrays in schema order. Each builder is replaced by one
-    /// with room for a whole row group: a builder's `finish` hands its
-    /// buffers to the array and starts again from none, which would then
-    /// grow by doubling, a copy each time.
+    /// The columns' arrays in schema order; the builders are left empty
+    /// (with no room reserved: replacing each by one with room for a whole
+    /// row group measured slower, as every table's builders then reserve
+    /// it after their last group too).
     fn finish(&mut self) -> Vec<ArrayRef> {
-        let rows = self.rows;
         let arrays = self.order.iter().map(|&(kind, i)| -> ArrayRef {
             match kind {
-                Kind::F64 => Arc::new(replace(&mut self.f64s[i], Float64Builder::with_capacity(rows)).finish()),
-                Kind::I64 => Arc::new(replace(&mut self.i64s[i], Int64Builder::with_capacity(rows)).finish()),
-                Kind::I32 => Arc::new(replace(&mut self.i32s[i], Int32Builder::with_capacity(rows)).finish()),
-                Kind::Time => Arc::new(replace(&mut self.times[i], times(rows)).finish()),
-                Kind::Bool => Arc::new(replace(&mut self.bools[i], BooleanBuilder::with_capacity(rows)).finish()),
-                Kind::Id => Arc::new(replace(&mut self.ids[i], strings(rows)).finish()),
-                Kind::Str => Arc::new(replace(&mut self.labels[i], strings(rows)).finish()),
+                Kind::F64 => Arc::new(self.f64s[i].finish()),
+                Kind::I64 => Arc::new(self.i64s[i].finish()),
+                Kind::I32 => Arc::new(self.i32s[i].finish()),
+                Kind::Time => Arc::new(self.times[i].finish()),
+                Kind::Bool => Arc::new(self.bools[i].finish()),
+                Kind::Id => Arc::new(self.ids[i].finish()),
+                Kind::Str => Arc::new(self.labels[i].finish()),
             }
         });
         arrays.collect()
