@@ -29,7 +29,7 @@ class TLFifoQueue : public TLQueueElement<tracelab::FifoCore, tracelab::BufferCo
   const char* class_name() const override { return "TLFifoQueue"; }
 
  protected:
-  // FifoCore reads the length alone, and the time only for IN_SERVICE.
+  // FifoCore reads the length alone, and the time only for IN_SERVICE with a rate.
   Meta metadata() const override { return kMetaLength; }
   bool clock_on_arrival() const override { return false; }
 };
