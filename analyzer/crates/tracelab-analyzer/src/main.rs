@@ -258,15 +258,21 @@ fn main() -> ExitCode {
     }));
     // clap exits 2 on bad arguments (and 0 for --help, --version).
     if std::env::args_os().nth(1).is_some_and(|a| a == "write-pcap") {
-        let args = WritePcapArgs::parse_from(std::env::args_os().skip(1));
+        let args = WritePcapArgs::parse_from(subcommand_args("write-pcap"));
         return std::panic::catch_unwind(|| run_write_pcap(&args)).unwrap_or(ExitCode::from(INTERNAL));
     }
     if std::env::args_os().nth(1).is_some_and(|a| a == "predict-c45") {
-        let args = PredictC45Args::parse_from(std::env::args_os().skip(1));
+        let args = PredictC45Args::parse_from(subcommand_args("predict-c45"));
         return std::panic::catch_unwind(|| run_predict_c45(&args)).unwrap_or(ExitCode::from(INTERNAL));
     }
     let args = Args::parse();
     std::panic::catch_unwind(|| run(&args)).unwrap_or(ExitCode::from(INTERNAL))
+}
+
+/// The arguments after the subcommand's name, behind the name clap shows
+/// in its usage and errors (`tracelab-analyzer NAME`).
+fn subcommand_args(name: &str) -> impl Iterator<Item = std::ffi::OsString> {
+    std::iter::once(format!("tracelab-analyzer {name}").into()).chain(std::env::args_os().skip(2))
 }
 
 fn run_write_pcap(args: &WritePcapArgs) -> ExitCode {
