@@ -1,6 +1,8 @@
-"""Where the Rust analyzer binary is. The toolkit's parts that run it find it here:
-`tracelab profile` and `tracelab synth` (through tracelab.parts) and the C4.5
-predictor (c45.py, `tracelab-analyzer predict-c45`)."""
+"""Where the Rust analyzer binary is, for the models package's C4.5 predictor (c45.py,
+`tracelab-analyzer predict-c45`). The front door finds it the same way in
+tracelab.parts.analyzer_binary, its own copy: `tracelab --help` asks for the analyzer
+and must import no part, tracelab_models included (tests/test_front_door.py), and
+tracelab_models imports nothing of tracelab (.importlinter)."""
 
 from __future__ import annotations
 

@@ -9,12 +9,34 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
+import shutil
 import subprocess
+import sysconfig
 from collections.abc import Callable
+from pathlib import Path
 
-from tracelab_models.analyzer import REPO_ROOT, analyzer_binary
+# replay/tracelab/parts.py -> the repository root (for an in-tree checkout).
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
-__all__ = ["REPO_ROOT", "analyzer_binary", "python_entry", "run_analyzer"]
+
+def analyzer_binary() -> Path | None:
+    """Where the Rust analyzer is: $TRACELAB_ANALYZER, beside this Python's
+    scripts, PATH, or the repo's build."""
+    explicit = os.environ.get("TRACELAB_ANALYZER")
+    if explicit:
+        return Path(explicit) if Path(explicit).is_file() else None
+    # The wheel (`pip install .`, pipx) installs the analyzer among the scripts
+    # of the environment it installs `tracelab` into, which need not be on PATH
+    # (a venv run without activating it, pipx's own venv).
+    beside = Path(sysconfig.get_path("scripts")) / "tracelab-analyzer"
+    if beside.is_file():
+        return beside
+    on_path = shutil.which("tracelab-analyzer")
+    if on_path:
+        return Path(on_path)
+    built = REPO_ROOT / "analyzer" / "target" / "release" / "tracelab-analyzer"
+    return built if built.is_file() else None
 
 
 def run_analyzer(argv: list[str]) -> int:
