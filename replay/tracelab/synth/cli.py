@@ -22,7 +22,7 @@ from .trace import Options, synthesize, write_pcap
 
 EPILOG = """examples:
   tracelab synth out/m.model.json -o out/synth.pcap
-  tracelab synth out/m.model.json --seed 7 --duration 10min --local 192.168.0.0/16 -o out/big.pcap
+  tracelab synth out/m.model.json --seed 7 --duration 600s --local 192.168.0.0/16 -o out/big.pcap
   tracelab synth out/m.model.json --snaplen 96 --truth out/truth.parquet -o out/s.pcap
   tracelab synth out/m.model.json --legacy --connections 20000 --udp-share 0.3 -o out/old.pcap
 
@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model", type=Path, help="workload model (*.model.json, from `tracelab model derive`)")
     p.add_argument("-o", "--output", type=Path, required=True, metavar="OUT.pcap")
     p.add_argument(
-        "--duration", metavar="D", help="length of the trace, e.g. 90s or 10min (default: the original trace's)"
+        "--duration", metavar="D", help="length of the trace, e.g. 90s or 600s (default: the original trace's)"
     )
     p.add_argument(
         "--local",
