@@ -231,27 +231,6 @@ class IdleScan {
   Time next_;
 };
 
-// The flow state of the classifiers that keep one entry per flow and expire
-// idle ones and look a flow up without inserting it (SIFT, X-Protect; Run2C
-// keeps a FlowRecordTable, flow_record_table.hh): the table, its idle scan, and the count
-// of packets whose flow the full table could not record.
-template <typename Entry>
-struct ScannedFlows {
-  explicit ScannedFlows(const FlowStateConfig& c) : table(c.max_flows, 4, c.table_seed), scan(c) {}
-  // Deletes the entries idle for the configured timeout, when a scan is due.
-  void expire_idle(Time now) {
-    scan.run(table, now, [](const Entry&, Time) { return false; });
-  }
-  void reset_counters() {
-    table.reset_highwater();
-    untracked = 0;
-  }
-
-  FlowTable<Entry> table;
-  IdleScan scan;
-  uint64_t untracked = 0;
-};
-
 // Which packets form one flow.
 enum class FlowKey : uint8_t {
   kFlow,        // directional 5-tuple: Packet::flow_hash (§0)

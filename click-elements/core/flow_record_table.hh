@@ -72,36 +72,22 @@ class FlowRecordTable {
   // next insertion or erase_if().
   FlowRecord<V>* find_or_insert(uint64_t key, Time now) {
     const uint64_t h = flow_table_hash(key, seed_);
-    const uint8_t fp = fingerprint(h);
-    uint32_t i = static_cast<uint32_t>(h >> shift_);
-    for (;;) {
-      // Control bytes i .. i+7 (the copy past the end makes them
-      // contiguous), in little-endian order: byte k is slot i+k.
-      uint64_t w;
-      std::memcpy(&w, &ctrl_[i], sizeof w);
-      const uint64_t empty = w & kHigh;  // fingerprints are < 0x80
-      // Exact zero-byte test of w ^ fp...fp (no false positives).
-      const uint64_t y = w ^ (fp * kOnes);
-      uint64_t match = ~(((y & ~kHigh) + ~kHigh) | y | ~kHigh);
-      if (empty != 0) match &= (empty & (0 - empty)) - 1;  // before the first empty slot
-      for (; match != 0; match &= match - 1) {
-        const uint32_t j = (i + (__builtin_ctzll(match) >> 3)) & mask_;
-        if (slots_[j].key == key) return &slots_[j].rec;
-      }
-      if (empty != 0) {
-        i = (i + (__builtin_ctzll(empty) >> 3)) & mask_;
-        break;
-      }
-      i = (i + kWindow) & mask_;
-    }
+    uint32_t i;
+    if (FlowRecord<V>* r = probe(key, h, i)) return r;
     if (size_ == max_) return nullptr;
-    set_ctrl(i, fp);
+    set_ctrl(i, fingerprint(h));
     Slot& s = slots_[i];
     s.key = key;
     s.rec = FlowRecord<V>{};
     s.rec.last_seen = now;
     if (++size_ > highwater_) highwater_ = size_;
     return &s.rec;
+  }
+
+  // The record of `key`, or nullptr; valid as find_or_insert()'s.
+  FlowRecord<V>* find(uint64_t key) {
+    uint32_t vacant;
+    return probe(key, flow_table_hash(key, seed_), vacant);
   }
 
   // Delete every record for which pred(key, record) holds (the idle scan).
@@ -130,6 +116,33 @@ class FlowRecordTable {
     uint64_t key = 0;
     FlowRecord<V> rec;
   };
+
+  // The record of `key` (hash `h`), or nullptr and `vacant` = the empty
+  // slot that ends its probe, where an insertion puts it.
+  FlowRecord<V>* probe(uint64_t key, uint64_t h, uint32_t& vacant) {
+    const uint8_t fp = fingerprint(h);
+    uint32_t i = static_cast<uint32_t>(h >> shift_);
+    for (;;) {
+      // Control bytes i .. i+7 (the copy past the end makes them
+      // contiguous), in little-endian order: byte k is slot i+k.
+      uint64_t w;
+      std::memcpy(&w, &ctrl_[i], sizeof w);
+      const uint64_t empty = w & kHigh;  // fingerprints are < 0x80
+      // Exact zero-byte test of w ^ fp...fp (no false positives).
+      const uint64_t y = w ^ (fp * kOnes);
+      uint64_t match = ~(((y & ~kHigh) + ~kHigh) | y | ~kHigh);
+      if (empty != 0) match &= (empty & (0 - empty)) - 1;  // before the first empty slot
+      for (; match != 0; match &= match - 1) {
+        const uint32_t j = (i + (__builtin_ctzll(match) >> 3)) & mask_;
+        if (slots_[j].key == key) return &slots_[j].rec;
+      }
+      if (empty != 0) {
+        vacant = (i + (__builtin_ctzll(empty) >> 3)) & mask_;
+        return nullptr;
+      }
+      i = (i + kWindow) & mask_;
+    }
+  }
 
   // The keyed hash, as FlowTable: the top bits pick the home slot, the 7
   // bits below them are the fingerprint.
@@ -162,6 +175,26 @@ class FlowRecordTable {
   int shift_ = 60;
   uint32_t size_ = 0;
   uint32_t highwater_ = 0;
+};
+
+// The flow state of the classifiers that keep one record per flow and expire
+// idle ones (Run2C, SIFT, X-Protect): the table, its idle scan, and the count
+// of packets whose flow the full table could not record.
+template <typename V>
+struct ScannedFlows {
+  explicit ScannedFlows(const FlowStateConfig& c) : table(c.max_flows, c.table_seed), scan(c) {}
+  // Deletes the records idle for the configured timeout, when a scan is due.
+  void expire_idle(Time now) {
+    scan.run(table, now, [](const FlowRecord<V>&, Time) { return false; });
+  }
+  void reset_counters() {
+    table.reset_highwater();
+    untracked = 0;
+  }
+
+  FlowRecordTable<V> table;
+  IdleScan scan;
+  uint64_t untracked = 0;
 };
 
 }  // namespace tracelab

@@ -35,23 +35,22 @@ struct Run2cConfig {
 
 class Run2cCore final : public TwoLevelQueue<Run2cCore> {
  public:
-  explicit Run2cCore(const Run2cConfig& cfg = {})
-      : TwoLevelQueue(cfg.queue), cfg_(cfg), table_(cfg.flows.max_flows, cfg.flows.table_seed), scan_(cfg.flows) {}
+  explicit Run2cCore(const Run2cConfig& cfg = {}) : TwoLevelQueue(cfg.queue), cfg_(cfg), flows_(cfg.flows) {}
 
-  uint32_t flows() const { return table_.size(); }
-  uint32_t flows_highwater() const { return table_.highwater(); }
-  uint64_t untracked() const { return untracked_; }
+  uint32_t flows() const { return flows_.table.size(); }
+  uint32_t flows_highwater() const { return flows_.table.highwater(); }
+  uint64_t untracked() const { return flows_.untracked; }
 
  private:
   friend class TwoLevelQueue<Run2cCore>;
-  using Entry = FlowRecord<uint64_t>;  // volume = the flow's counter, bytes
-
   Admission classify(const Packet& p, Time now) {
-    scan_.run(table_, now, [](const Entry&, Time) { return false; });
+    flows_.expire_idle(now);
     Admission a;
-    Entry* e = table_.find_or_insert(flow_key(p, cfg_.ack_aware ? FlowKey::kConnection : FlowKey::kFlow), now);
+    // volume = the flow's counter, bytes
+    FlowRecord<uint64_t>* e =
+        flows_.table.find_or_insert(flow_key(p, cfg_.ack_aware ? FlowKey::kConnection : FlowKey::kFlow), now);
     if (e == nullptr) {
-      ++untracked_;
+      ++flows_.untracked;
       return a;
     }
     a.prio = e->volume < cfg_.threshold ? Priority::kHigh : Priority::kLow;
@@ -59,19 +58,14 @@ class Run2cCore final : public TwoLevelQueue<Run2cCore> {
     e->last_seen = now;
     return a;
   }
-  void reset_mechanism_counters() {
-    table_.reset_highwater();
-    untracked_ = 0;
-  }
+  void reset_mechanism_counters() { flows_.reset_counters(); }
 
   Run2cConfig cfg_;
   // Full state looked up once per arrival, mostly at keys that are new or
   // untracked: the record table, as LAS's (flow_record_table.hh). Over the
   // chained FlowTable: core_bench Run2C 64 B 36.7-43.3 -> 24.1-24.9
   // ns/packet (3 runs each, alternating).
-  FlowRecordTable<uint64_t> table_;
-  IdleScan scan_;
-  uint64_t untracked_ = 0;
+  ScannedFlows<uint64_t> flows_;
 };
 
 }  // namespace tracelab

@@ -18,7 +18,7 @@
 
 #include <stdexcept>
 
-#include "efd_flow_table.hh"
+#include "flow_record_table.hh"
 #include "efd_two_level.hh"
 #include "rng.hh"
 
@@ -45,26 +45,21 @@ class SiftCore final : public TwoLevelQueue<SiftCore> {
 
  private:
   friend class TwoLevelQueue<SiftCore>;
-  struct Entry {
-    uint32_t sampled = 0;
-    Time last_seen = 0;
-  };
-
   Admission classify(const Packet& p, Time now) {
     flows_.expire_idle(now);
     Admission a;
-    Entry* e = flows_.table.find(p.flow_hash);
+    FlowRecord<uint32_t>* e = flows_.table.find(p.flow_hash);  // volume = sampled packets
     if (e != nullptr) e->last_seen = now;
-    if (e != nullptr && e->sampled >= cfg_.sample_threshold) {
+    if (e != nullptr && e->volume >= cfg_.sample_threshold) {
       a.prio = Priority::kLow;
       return a;
     }
     if (rng_.uniform() < cfg_.probability) {
-      if (e == nullptr) e = flows_.table.find_or_insert(p.flow_hash);
+      if (e == nullptr) e = flows_.table.find_or_insert(p.flow_hash, now);
       if (e == nullptr) {
         ++flows_.untracked;
       } else {
-        ++e->sampled;
+        ++e->volume;
         e->last_seen = now;
       }
     }
@@ -73,7 +68,10 @@ class SiftCore final : public TwoLevelQueue<SiftCore> {
   void reset_mechanism_counters() { flows_.reset_counters(); }
 
   SiftConfig cfg_;
-  ScannedFlows<Entry> flows_;
+  // The record table (flow_record_table.hh): core_bench SIFT 64 B
+  // 26.9 / 28.7 / 34.1 -> 23.7 / 24.4 / 26.2 ns/packet over the chained
+  // FlowTable (3 runs each, alternating).
+  ScannedFlows<uint32_t> flows_;
   Rng rng_;
 };
 

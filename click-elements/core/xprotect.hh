@@ -16,7 +16,7 @@
 // untracked (HIGH) and is counted in untracked().
 #pragma once
 
-#include "efd_flow_table.hh"
+#include "flow_record_table.hh"
 #include "efd_two_level.hh"
 #include "rng.hh"
 
@@ -42,24 +42,19 @@ class XProtectCore final : public TwoLevelQueue<XProtectCore> {
 
  private:
   friend class TwoLevelQueue<XProtectCore>;
-  struct Entry {
-    uint64_t bytes = 0;
-    Time last_seen = 0;
-  };
-
   Admission classify(const Packet& p, Time now) {
     flows_.expire_idle(now);
     Admission a;
-    if (Entry* e = flows_.table.find(p.flow_hash)) {
-      a.prio = e->bytes < cfg_.threshold ? Priority::kHigh : Priority::kLow;
-      e->bytes += p.length;
+    if (FlowRecord<uint64_t>* e = flows_.table.find(p.flow_hash)) {  // volume = bytes since insertion
+      a.prio = e->volume < cfg_.threshold ? Priority::kHigh : Priority::kLow;
+      e->volume += p.length;
       e->last_seen = now;
     } else if (rng_.uniform() < cfg_.insert_probability) {
-      e = flows_.table.find_or_insert(p.flow_hash);
+      e = flows_.table.find_or_insert(p.flow_hash, now);
       if (e == nullptr) {
         ++flows_.untracked;
       } else {
-        e->bytes = cfg_.count_inserting_packet ? p.length : 0;
+        e->volume = cfg_.count_inserting_packet ? p.length : 0;
         e->last_seen = now;
       }
     }
@@ -68,7 +63,10 @@ class XProtectCore final : public TwoLevelQueue<XProtectCore> {
   void reset_mechanism_counters() { flows_.reset_counters(); }
 
   XProtectConfig cfg_;
-  ScannedFlows<Entry> flows_;
+  // The record table (flow_record_table.hh): core_bench X-Protect 64 B
+  // 28.9 / 28.9 / 32.3 -> 25.3 / 24.6 / 24.6 ns/packet over the chained
+  // FlowTable (3 runs each, alternating).
+  ScannedFlows<uint64_t> flows_;
   Rng rng_;
 };
 
