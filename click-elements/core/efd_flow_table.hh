@@ -1,5 +1,8 @@
-// tracelab queueing cores: the fixed-size per-flow table and the flow-key /
-// ACK-progress rules shared by EFD, Run2C, SIFT, X-Protect, LAS, LARS, SCFQ.
+// tracelab queueing cores: the fixed-size per-flow table of EFD and SCFQ
+// (whose flow state lives while the flow has packets queued), and what every
+// core with flow state shares: the keyed hash, the full-state configuration
+// and idle scan, the flow-key and ACK-progress rules. The full-state tables
+// of Run2C, SIFT, X-Protect, LAS and LARS: flow_record_table.hh.
 //
 // Spec: docs/reference/algorithms.md §0 (flow = 5-tuple), §2.2 (EFDACK key and volume,
 // ⚠AMB-4), §2.4 (Run2CACK), §3.1 (LASACK).
