@@ -676,7 +676,7 @@ def e_ths_7(scale: tuple[float, float], ctx: Context) -> Outcome:
         "packet and non-preemptive: in every round the flow's first packet waits for the packet on the wire and "
         "for the one ns-3's device already holds (its 1-packet transmit queue), up to 2 × 1.2 ms per round "
         "against 7.2 ms of service for the whole flow (the thesis: 'slightly higher for short flows'; with "
-        "ns-3's initial window of 10 the same quick runs gave LAS and Run2C at most 1.25× and 1.43×, but that "
+        "ns-3's initial window of 10 the same quick runs gave LAS and Run2C at most 1.40× and 1.43×, but that "
         "is not the thesis' TCP). FIFO beyond 400 packets: long transfers with full windows take more than a "
         "PS share from flows in slow start, so they finish faster than PS predicts (sim/PS < 1). At ρ = 0.9 "
         "the 300-packet buffer drops (the models assume an infinite one) and TCP's timeouts (1 s minimum RTO) "
