@@ -660,20 +660,24 @@ fn concat(batches: &[RecordBatch]) -> RecordBatch {
     arrow_select::concat::concat_batches(&batches[0].schema(), batches).unwrap()
 }
 
-/// `--compression snappy` changes how pages are stored, not what they hold;
-/// the default writes them uncompressed.
+/// `--compression` changes how pages are stored, not what they hold; the
+/// default writes ZSTD pages.
 #[test]
 fn compression_changes_codec_not_values() {
+    use parquet::basic::Compression;
     let trace = repo().join("datasets/real/pcapplusplus-example.pcap");
-    let (plain, snappy) = (tmp("codec-none"), tmp("codec-snappy"));
-    assert!(analyze(&trace, &plain, &[]).status.success());
+    let (default, plain, snappy) = (tmp("codec-default"), tmp("codec-none"), tmp("codec-snappy"));
+    assert!(analyze(&trace, &default, &[]).status.success());
+    assert!(analyze(&trace, &plain, &["--compression", "none"]).status.success());
     assert!(analyze(&trace, &snappy, &["--compression", "snappy"]).status.success());
     for f in
         ["connections.parquet", "hosts.parquet", "load.parquet", "samples/rtt.parquet", "samples/packet_sizes.parquet"]
     {
-        for (dir, codec) in
-            [(&plain, parquet::basic::Compression::UNCOMPRESSED), (&snappy, parquet::basic::Compression::SNAPPY)]
-        {
+        for (dir, codec) in [
+            (&default, Compression::ZSTD(Default::default())),
+            (&plain, Compression::UNCOMPRESSED),
+            (&snappy, Compression::SNAPPY),
+        ] {
             let meta = ParquetRecordBatchReaderBuilder::try_new(fs::File::open(dir.join(f)).unwrap())
                 .unwrap()
                 .metadata()
@@ -683,7 +687,9 @@ fn compression_changes_codec_not_values() {
             }
         }
         assert_eq!(read_parquet(&plain.join(f)), read_parquet(&snappy.join(f)), "{f}");
+        assert_eq!(read_parquet(&plain.join(f)), read_parquet(&default.join(f)), "{f}");
     }
+    assert_eq!(summary(&default)["config"]["parquet_compression"], "zstd");
     assert_eq!(summary(&snappy)["config"]["parquet_compression"], "snappy");
     assert_eq!(summary(&plain)["config"]["parquet_compression"], "none");
 }
