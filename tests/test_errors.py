@@ -78,6 +78,19 @@ def test_classify_by_kind(tmp_path):
     assert classify(CommandError(USAGE, "bad")) == (USAGE, "bad")
 
 
+def test_the_c45_predictor_errors_by_kind(monkeypatch):
+    """The one C4.5 predictor is the analyzer: not built is a usage error (as
+    a part that is not built), a refused tree an input error."""
+    from tracelab_models import c45
+
+    monkeypatch.setattr(c45, "analyzer_binary", lambda: None)
+    doc = {"classes": ["client", "server"], "tree": {}}
+    with pytest.raises(c45.PredictorMissing) as missing:
+        c45.predict_c45(doc, [[1.0, 2.0]])
+    assert classify(missing.value) == (USAGE, str(missing.value)) and "make build" in str(missing.value)
+    assert classify(c45.PredictorError("tree.json: no root"))[0] == INPUT
+
+
 def test_output_paths_of_a_command_line():
     argv = ["run", "--pcap", "a.pcap", "-o", "out", "--out-pcap=x.pcap", "--truth", "t.parquet"]
     assert output_paths(argv) == [Path("out"), Path("x.pcap"), Path("t.parquet")]

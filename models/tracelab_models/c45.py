@@ -475,7 +475,11 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
 
 
 class PredictorError(RuntimeError):
-    """The C4.5 predictor (the Rust analyzer) is missing or failed."""
+    """The C4.5 predictor (the Rust analyzer) refused the tree or its rows."""
+
+
+class PredictorMissing(PredictorError):
+    """The C4.5 predictor (the Rust analyzer) is not built or not installed."""
 
 
 def predict_c45(doc: dict, X: np.ndarray) -> np.ndarray:
@@ -487,7 +491,7 @@ def predict_c45(doc: dict, X: np.ndarray) -> np.ndarray:
         return np.zeros((0, k))
     binary = analyzer_binary()
     if binary is None:
-        raise PredictorError("the C4.5 predictor is the Rust analyzer, which is not built: build it with `make build`")
+        raise PredictorMissing("the C4.5 predictor is the Rust analyzer, not built here: build it with `make build`")
     with tempfile.TemporaryDirectory(prefix="tracelab-c45-") as d:
         tree = Path(d) / "tree.json"
         tree.write_text(json.dumps(doc))
