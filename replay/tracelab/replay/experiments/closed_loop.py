@@ -680,8 +680,8 @@ def e_ths_7(scale: tuple[float, float], ctx: Context) -> Outcome:
         "is not the thesis' TCP). FIFO beyond 400 packets: long transfers with full windows take more than a "
         "PS share from flows in slow start, so they finish faster than PS predicts (sim/PS < 1). At ρ = 0.9 "
         "the 300-packet buffer drops (the models assume an infinite one) and TCP's timeouts (1 s minimum RTO) "
-        "lengthen some transfers; with sizes of CoV 4.9 a 200-s run holds few long flows (one pool beyond 400 "
-        "packets).",
+        f"lengthen some transfers; with sizes of CoV 4.9 a {duration:g}-s run holds few long flows (a pool "
+        f"beyond {THS7_LONG_PACKETS} packets needs {THS7_POOL} of them).",
     ]
     th = service_time(THS7_TH_PACKETS * SEGMENT)
     for rho in THS7_RHOS:
