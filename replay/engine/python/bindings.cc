@@ -317,15 +317,10 @@ namespace tracelab {
 void bind_jumbogen(py::module_& m);  // jumbogen_path.cc
 }  // namespace tracelab
 
-namespace tracelab {
-void bind_jumbogen(py::module_& m);  // jumbogen_path.cc
-}  // namespace tracelab
-
 PYBIND11_MODULE(tracelab_engine, m) {
   m.doc() = "tracelab embedded replay engine: sources -> queueing cores -> exact links, in picoseconds";
   py::register_exception<SpecError>(m, "SpecError", PyExc_ValueError);
   py::register_exception<ConservationError>(m, "ConservationError", PyExc_RuntimeError);
-  bind_jumbogen(m);
   bind_jumbogen(m);
 
   m.def(
