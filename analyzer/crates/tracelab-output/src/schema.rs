@@ -1,5 +1,6 @@
-//! What a table is made of: the kinds of columns, their Arrow types, the
-//! page compression and the schema version every file carries.
+//! What a table is made of, below the column vectors and the file writer
+//! that both use it: the kinds of columns, their Arrow types (for the Arrow
+//! schema each file carries), the page compression and the schema version.
 
 use arrow_schema::{DataType, TimeUnit};
 

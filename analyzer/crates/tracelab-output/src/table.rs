@@ -1,120 +1,21 @@
-//! A small row-oriented front end over Arrow array builders, so a table is
+//! A small row-oriented front end over column vectors, so a table is
 //! declared once (names, kinds, descriptions) and filled row by row in that
-//! order; its Parquet file is written row group by row group by the
-//! `parquet` crate (writer.rs).
+//! order, and a Parquet file written from it row group by row group by our
+//! own writer (file.rs; docs/decisions/0002-own-parquet-writer.md).
 
 use std::io;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use arrow_array::builder::{
-    BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, StringBuilder, TimestampMicrosecondBuilder,
-};
-use arrow_array::ArrayRef;
-
+use crate::column::{Columns, PerKind, Plain};
+use crate::file::FileWriter;
 pub use crate::schema::{Codec, ColumnDef, Kind, SCHEMA_VERSION, SCHEMA_VERSION_KEY, TIME_ZONE, ZSTD_LEVEL};
-use crate::writer::TableWriter;
-
-/// The columns of a table being filled: one list of builders per kind, and
-/// the schema order as (kind, index in its list).
-struct Builders {
-    f64s: Vec<Float64Builder>,
-    i64s: Vec<Int64Builder>,
-    i32s: Vec<Int32Builder>,
-    times: Vec<TimestampMicrosecondBuilder>,
-    bools: Vec<BooleanBuilder>,
-    ids: Vec<StringBuilder>,
-    labels: Vec<StringBuilder>,
-    order: Vec<(Kind, usize)>,
-}
-
-/// How many columns of each kind, or how many of each a row has filled.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct PerKind {
-    f64: usize,
-    i64: usize,
-    i32: usize,
-    time: usize,
-    bool: usize,
-    id: usize,
-    label: usize,
-}
-
-impl PerKind {
-    fn of(&mut self, kind: Kind) -> &mut usize {
-        match kind {
-            Kind::F64 => &mut self.f64,
-            Kind::I64 => &mut self.i64,
-            Kind::I32 => &mut self.i32,
-            Kind::Time => &mut self.time,
-            Kind::Bool => &mut self.bool,
-            Kind::Id => &mut self.id,
-            Kind::Str => &mut self.label,
-        }
-    }
-}
-
-/// Bytes reserved per row for a string column's values.
-const STRING_BYTES: usize = 16;
-
-impl Builders {
-    fn new(kinds: impl IntoIterator<Item = Kind>, rows: usize) -> (Builders, PerKind) {
-        let mut count = PerKind::default();
-        let order = kinds
-            .into_iter()
-            .map(|k| {
-                let n = count.of(k);
-                *n += 1;
-                (k, *n - 1)
-            })
-            .collect();
-        let builders = Builders {
-            f64s: (0..count.f64).map(|_| Float64Builder::with_capacity(rows)).collect(),
-            i64s: (0..count.i64).map(|_| Int64Builder::with_capacity(rows)).collect(),
-            i32s: (0..count.i32).map(|_| Int32Builder::with_capacity(rows)).collect(),
-            times: (0..count.time).map(|_| times(rows)).collect(),
-            bools: (0..count.bool).map(|_| BooleanBuilder::with_capacity(rows)).collect(),
-            ids: (0..count.id).map(|_| strings(rows)).collect(),
-            labels: (0..count.label).map(|_| strings(rows)).collect(),
-            order,
-        };
-        (builders, count)
-    }
-
-    /// The columns' arrays in schema order; the builders are left empty
-    /// (with no room reserved: replacing each by one with room for a whole
-    /// row group measured slower, as every table's builders then reserve
-    /// it after their last group too).
-    fn finish(&mut self) -> Vec<ArrayRef> {
-        let arrays = self.order.iter().map(|&(kind, i)| -> ArrayRef {
-            match kind {
-                Kind::F64 => Arc::new(self.f64s[i].finish()),
-                Kind::I64 => Arc::new(self.i64s[i].finish()),
-                Kind::I32 => Arc::new(self.i32s[i].finish()),
-                Kind::Time => Arc::new(self.times[i].finish()),
-                Kind::Bool => Arc::new(self.bools[i].finish()),
-                Kind::Id => Arc::new(self.ids[i].finish()),
-                Kind::Str => Arc::new(self.labels[i].finish()),
-            }
-        });
-        arrays.collect()
-    }
-}
-
-fn strings(rows: usize) -> StringBuilder {
-    StringBuilder::with_capacity(rows, rows * STRING_BYTES)
-}
-
-fn times(rows: usize) -> TimestampMicrosecondBuilder {
-    TimestampMicrosecondBuilder::with_capacity(rows).with_timezone(TIME_ZONE)
-}
 
 /// The columns of a table being filled, and its rows so far. Rows are
 /// appended through `row()`, column after column, or a run at a time
 /// through `rows()`.
 pub struct TableBuilder {
-    columns: Builders,
+    columns: Columns,
     /// The columns of each kind.
     kinds: PerKind,
     rows: usize,
@@ -123,13 +24,15 @@ pub struct TableBuilder {
 /// One row: the typed calls in column order, then `end()`, which checks
 /// that every column got a value. Each call goes to the next column of its
 /// kind (the k-th `f64()` of a row to the table's k-th F64 column), so a
-/// value reaches its builder with no check of the kind: it can only land
-/// in a column of its own kind. A row that fills some column twice or not
-/// at all is caught in debug builds at `end()`, and in every build when
-/// its row group is written (each column must have exactly the group's
-/// rows). The row is a value whose cursor lives in registers: when a row
-/// is filled within one function, every column's position is a constant
-/// there (docs/performance-history.md, analyzer step 24).
+/// value reaches its vector with no check of the kind: it can only land in
+/// a column of its own kind. A row that fills some column twice or not at
+/// all is caught in debug builds at `end()`, and in every build when its
+/// row group is written (each column must have exactly the group's rows):
+/// callgrind, tcpmix 300 k packets, 462.0 M -> 457.7 M instructions
+/// (a008c85). The row is a value whose cursor lives in registers: when a
+/// row is filled within one function, every column's position is a
+/// constant there, and a cell costs its vector's push: 481.0 M -> 473.9 M
+/// (d457f74; both docs/performance-history.md, analyzer step 24).
 #[must_use = "a row is added by end()"]
 pub struct Row<'a> {
     t: &'a mut TableBuilder,
@@ -138,10 +41,10 @@ pub struct Row<'a> {
 }
 
 impl TableBuilder {
-    /// A builder with room for `rows` rows before its buffers grow.
+    /// A builder with room for `rows` rows before its vectors grow.
     pub fn new(columns: &[ColumnDef], rows: usize) -> TableBuilder {
-        let (columns, kinds) = Builders::new(columns.iter().map(|&(_, k, _)| k), rows);
-        TableBuilder { columns, kinds, rows: 0 }
+        let columns = Columns::new(columns.iter().map(|&(_, k, _)| k), rows);
+        TableBuilder { kinds: columns.per_kind(), columns, rows: 0 }
     }
 
     #[inline(always)]
@@ -150,14 +53,18 @@ impl TableBuilder {
     }
 }
 
-/// A `Row` method per kind held by a primitive builder: the value
-/// appended, or a null.
+/// A `Row` method per kind stored as a plain vector: the value pushed, or
+/// the row marked null.
 macro_rules! plain_cells {
     ($($kind:ident: $list:ident),*) => {$(
         #[inline(always)]
         pub fn $kind(mut self, v: Option<$kind>) -> Self {
-            self.t.columns.$list[self.cursor.$kind].append_option(v);
+            let c = &mut self.t.columns.$list[self.cursor.$kind];
             self.cursor.$kind += 1;
+            match v {
+                Some(v) => c.values.push(v),
+                None => c.null(self.t.rows),
+            }
             self
         }
     )*};
@@ -170,28 +77,51 @@ fn micros(ns: i64) -> i64 {
     ns.div_euclid(1000)
 }
 
+/// A string's PLAIN form (u32 LE length, bytes), appended to a `Kind::Id`
+/// column's values.
+#[inline(always)]
+fn push_plain(values: &mut Plain, v: &str) {
+    let len = u32::try_from(v.len()).expect("a string is shorter than 4 GiB");
+    values.bytes.extend_from_slice(&len.to_le_bytes());
+    values.bytes.extend_from_slice(v.as_bytes());
+    values.count += 1;
+}
+
 impl Row<'_> {
     plain_cells!(f64: f64s, i64: i64s, i32: i32s, bool: bools);
 
     /// A point in time (`Kind::Time`), in nanoseconds since the epoch.
     #[inline(always)]
     pub fn time_ns(mut self, v: Option<i64>) -> Self {
-        self.t.columns.times[self.cursor.time].append_option(v.map(micros));
+        let c = &mut self.t.columns.times[self.cursor.time];
         self.cursor.time += 1;
+        match v {
+            Some(v) => c.values.push(micros(v)),
+            None => c.null(self.t.rows),
+        }
         self
     }
     /// A string nearly unique per row (`Kind::Id`).
     #[inline(always)]
     pub fn id(mut self, v: Option<&str>) -> Self {
-        self.t.columns.ids[self.cursor.id].append_option(v);
+        let c = &mut self.t.columns.ids[self.cursor.id];
         self.cursor.id += 1;
+        match v {
+            Some(v) => push_plain(&mut c.values, v),
+            None => c.null(self.t.rows),
+        }
         self
     }
-    /// A label (`Kind::Str`).
+    /// A label (`Kind::Str`): interned by its content, with no hashing when
+    /// the column has seen the same string (address) lately.
     #[inline(always)]
     pub fn str(mut self, v: Option<&str>) -> Self {
-        self.t.columns.labels[self.cursor.label].append_option(v);
+        let c = &mut self.t.columns.labels[self.cursor.label];
         self.cursor.label += 1;
+        match v {
+            Some(v) => c.values.keys.push(c.values.dict.intern_str(v)),
+            None => c.null(self.t.rows),
+        }
         self
     }
     #[inline(always)]
@@ -202,8 +132,9 @@ impl Row<'_> {
 }
 
 impl TableBuilder {
-    /// `n` rows without nulls, filled a column at a time: for runs of rows
-    /// that share most values (a connection's samples), through
+    /// `n` rows without nulls, filled a column at a time: each column's
+    /// values go in with one reservation, not one per value. For runs of
+    /// rows that share most values (a connection's samples), through
     /// `ParquetTable::extend`, which splits them at row group ends.
     #[inline(always)]
     fn rows(&mut self, n: usize) -> Rows<'_> {
@@ -217,10 +148,9 @@ impl TableBuilder {
         self.len() == 0
     }
 
-    /// The columns' arrays and their row count, for writing (which empties
-    /// the builders).
-    fn take_group(&mut self) -> (Vec<ArrayRef>, usize) {
-        (self.columns.finish(), std::mem::take(&mut self.rows))
+    /// The columns and their row count, for writing (which empties them).
+    fn take_group(&mut self) -> (&mut Columns, usize) {
+        (&mut self.columns, std::mem::take(&mut self.rows))
     }
 }
 
@@ -239,10 +169,7 @@ macro_rules! each_cells {
         #[inline(always)]
         pub fn $name(&mut self, v: impl ExactSizeIterator<Item = $kind>) -> &mut Self {
             assert_eq!(v.len(), self.n, "one value per row");
-            let b = &mut self.t.columns.$list[self.cursor.$kind];
-            for x in v {
-                b.append_value(x);
-            }
+            self.t.columns.$list[self.cursor.$kind].values.extend(v);
             self.cursor.$kind += 1;
             self
         }
@@ -253,26 +180,38 @@ impl Rows<'_> {
     /// The same number in every row.
     #[inline(always)]
     pub fn i64_all(&mut self, v: i64) -> &mut Self {
-        self.t.columns.i64s[self.cursor.i64].append_value_n(v, self.n);
+        let b = &mut self.t.columns.i64s[self.cursor.i64].values;
         self.cursor.i64 += 1;
+        b.extend(std::iter::repeat_n(v, self.n));
         self
     }
     /// The same id in every row (a connection's uid in its samples).
     #[inline(always)]
     pub fn id_all(&mut self, v: &str) -> &mut Self {
-        self.t.columns.ids[self.cursor.id].append_value_n(v, self.n);
+        let c = &mut self.t.columns.ids[self.cursor.id].values;
         self.cursor.id += 1;
+        c.bytes.reserve(self.n * (4 + v.len()));
+        for _ in 0..self.n {
+            push_plain(c, v);
+        }
         self
     }
     /// Label `a` in the first `first` rows, `b` in the rest (a connection's
-    /// samples of both sides as one run).
+    /// samples of both sides as one run): each interned once, and only if
+    /// used, in row order, so the dictionary is the one rows would build.
+    /// Callgrind, tcpmix 300 k packets: 411.2 M -> 409.7 M instructions
+    /// (0867ef6; docs/performance-history.md, analyzer step 28).
     #[inline(always)]
     pub fn label_split(&mut self, first: usize, a: &str, b: &str) -> &mut Self {
         assert!(first <= self.n, "a split within the rows");
-        let d = &mut self.t.columns.labels[self.cursor.label];
-        d.append_value_n(a, first);
-        d.append_value_n(b, self.n - first);
+        let d = &mut self.t.columns.labels[self.cursor.label].values;
         self.cursor.label += 1;
+        for (label, n) in [(a, first), (b, self.n - first)] {
+            if n > 0 {
+                let key = d.dict.intern_str(label);
+                d.keys.extend(std::iter::repeat_n(key, n));
+            }
+        }
         self
     }
     each_cells!(i32_each: i32 => i32s, i64_each: i64 => i64s, f64_each: f64 => f64s, bool_each: bool => bools);
@@ -284,8 +223,8 @@ impl Rows<'_> {
 }
 
 /// Rows per row group. The columns of a whole row group are kept in memory
-/// (~30 MB for connections.parquet's 60 columns), then encoded; readers get
-/// row groups to skip or split work by.
+/// (~30 MB for connections.parquet's 60 columns), then written one page per
+/// column chunk; readers get row groups to skip or split work by.
 pub const ROW_GROUP_ROWS: usize = 64 * 1024;
 
 /// Writes one Parquet file from a table builder, a row group every
@@ -293,7 +232,7 @@ pub const ROW_GROUP_ROWS: usize = 64 * 1024;
 pub struct ParquetTable {
     path: PathBuf,
     builder: TableBuilder,
-    file: TableWriter,
+    file: FileWriter,
     /// The late columns' builder (no columns for most tables).
     late: TableBuilder,
     group_rows: usize,
@@ -328,7 +267,7 @@ impl ParquetTable {
         Ok(ParquetTable {
             path: path.to_path_buf(),
             builder: TableBuilder::new(columns, group_rows),
-            file: TableWriter::create(path, &all, late.len(), codec)?,
+            file: FileWriter::create(path, &all, late.len(), codec)?,
             late: TableBuilder::new(late, group_rows),
             group_rows,
         })
@@ -343,7 +282,7 @@ impl ParquetTable {
     pub fn flush_if_full(&mut self) -> io::Result<()> {
         if self.builder.len() >= self.group_rows {
             let (columns, rows) = self.builder.take_group();
-            self.file.write_group(&columns, rows)?;
+            self.file.write_group(columns, rows)?;
         }
         Ok(())
     }
@@ -370,7 +309,7 @@ impl ParquetTable {
     fn write_last_group(&mut self) -> io::Result<()> {
         if !self.builder.is_empty() {
             let (columns, rows) = self.builder.take_group();
-            self.file.write_group(&columns, rows)?;
+            self.file.write_group(columns, rows)?;
         }
         Ok(())
     }
@@ -386,18 +325,18 @@ impl ParquetTable {
     /// row group through the returned `LateColumns`.
     pub fn into_late(mut self) -> io::Result<LateColumns> {
         self.write_last_group()?;
-        let groups = self.file.group_rows();
+        let groups = self.file.group_rows().collect();
         Ok(LateColumns { path: self.path, file: self.file, builder: self.late, groups, next: 0 })
     }
 }
 
 /// The late columns of a `ParquetTable` (`into_late`): filled row by row,
 /// as many rows per row group as the group has (`group_rows`), each group
-/// ended with `end_group`, which writes the whole row group; `close` then
-/// writes the footer.
+/// ended with `end_group`; `close` then writes the footer. Their chunks go
+/// after all the others (see file.rs): nothing is copied.
 pub struct LateColumns {
     path: PathBuf,
-    file: TableWriter,
+    file: FileWriter,
     builder: TableBuilder,
     /// Rows of each row group, in order; `next` is the group being filled.
     groups: Vec<usize>,
@@ -416,11 +355,11 @@ impl LateColumns {
         self.builder.row()
     }
 
-    /// Writes the next row group: its other columns, encoded earlier, and
-    /// the late ones filled since the last group (as many rows as it has).
+    /// Writes the rows filled since the last group as the next row group's
+    /// late chunks (they must be as many as the group's rows).
     pub fn end_group(&mut self) -> io::Result<()> {
         let (columns, rows) = self.builder.take_group();
-        self.file.write_late(self.next, &columns, rows)?;
+        self.file.write_late(self.next, columns, rows)?;
         self.next += 1;
         Ok(())
     }

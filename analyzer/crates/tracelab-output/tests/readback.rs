@@ -306,9 +306,9 @@ fn an_empty_table_is_a_valid_file() {
 }
 
 /// Late columns: filled after every row group's other columns were
-/// encoded (their pages spilled), read back with the other columns' values
-/// and statistics unchanged, and the late ones' values and statistics right
-/// in every row group.
+/// written, read back with the other columns' values and statistics
+/// unchanged, and the late ones' values and statistics right in every row
+/// group.
 #[test]
 fn late_columns_read_back_with_their_row_groups() {
     let rows = rows(530);
