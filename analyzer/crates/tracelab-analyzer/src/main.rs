@@ -18,9 +18,10 @@ use tracelab_flow::TrackerConfig;
 use tracelab_output::table::{Codec, ZSTD_LEVEL};
 use tracelab_pcap::chain::{boundaries, Part};
 
-// mimalloc's 2 MiB pages: first-touch page faults on the 2 M-packet tcpmix
-// trace 32,500 -> ~340, CPU 0.70 -> ~0.60 s; callgrind, tcpmix 300 k: 487.5 M
-// -> 485.1 M instructions (2ede884; docs/performance-history.md, analyzer step 21).
+// mimalloc: callgrind, tcpmix 300 k: 487.5 M -> 485.1 M instructions
+// (2ede884; docs/performance-history.md, analyzer step 21). Its 2 MiB pages
+// are off during a profile (driver::without_huge_pages, d54407c): the kernel
+// zeroed each one at first touch after mimalloc released it.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
