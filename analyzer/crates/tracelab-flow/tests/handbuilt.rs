@@ -2,7 +2,9 @@
 //! comments from Zeek's rules (conn/main.zeek, TCPSessionAdapter.cc) or the
 //! spec (docs/reference/algorithms.md §9.2–9.3).
 
-use tracelab_decode::{ip_proto, tcp_flags as F, Addr, PacketMeta, TcpMeta};
+use tracelab_decode::{ip_proto, tcp_flags as F, Addr, PacketMeta};
+mod packets;
+use packets::{tcp4, Endpoint};
 use tracelab_flow::{flight, theory_ns, ConnRecord, ConnState, RttSample, Seen, Tracker, TrackerConfig};
 
 const MS: i64 = 1_000_000;
@@ -23,22 +25,10 @@ fn flags(s: &str) -> u8 {
 }
 
 /// A TCP/IPv4 packet: 20-byte IP and TCP headers.
-fn tcp(ts: i64, src: ([u8; 4], u16), dst: ([u8; 4], u16), fl: &str, seq: u32, ack: u32, len: u32) -> PacketMeta {
-    PacketMeta {
-        ts_ns: ts,
-        wire_len: 54 + len,
-        cap_len: 54 + len,
-        src: Addr::v4(src.0),
-        dst: Addr::v4(dst.0),
-        ip_proto: ip_proto::TCP,
-        ip_len: 40 + len,
-        sport: src.1,
-        dport: dst.1,
-        payload_len: len,
-        payload_captured: len,
-        tcp: TcpMeta { flags: flags(fl), seq, ack, window: 1000, header_len: 20, ..Default::default() },
-        ..Default::default()
-    }
+fn tcp(ts: i64, src: Endpoint, dst: Endpoint, fl: &str, seq: u32, ack: u32, len: u32) -> PacketMeta {
+    let mut p = tcp4(ts, src, dst, flags(fl), seq, ack, len);
+    p.tcp.window = 1000;
+    p
 }
 
 fn udp(ts: i64, src: ([u8; 4], u16), dst: ([u8; 4], u16), len: u32) -> PacketMeta {

@@ -5,12 +5,15 @@
 //! (its history, its TCP state unless a finished one is reused), never per
 //! packet, so the profile's memory follows the active connections.
 
-use tracelab_decode::{ip_proto, tcp_flags as F, Addr, PacketMeta, TcpMeta};
+use tracelab_decode::{ip_proto, tcp_flags as F, Addr, PacketMeta};
 use tracelab_flow::{Tracker, TrackerConfig};
 
 #[path = "../../../test-support/counting_alloc.rs"]
 mod counting_alloc;
 use counting_alloc::allocations;
+
+mod packets;
+use packets::tcp4;
 
 const US: i64 = 1_000;
 const CLIENT: ([u8; 4], u16) = ([10, 0, 0, 1], 40000);
@@ -21,21 +24,7 @@ const SEGMENT: u32 = 100;
 
 fn tcp(ts: i64, from_client: bool, flags: u8, seq: u32, ack: u32, len: u32) -> PacketMeta {
     let (src, dst) = if from_client { (CLIENT, SERVER) } else { (SERVER, CLIENT) };
-    PacketMeta {
-        ts_ns: ts,
-        wire_len: 54 + len,
-        cap_len: 54 + len,
-        src: Addr::v4(src.0),
-        dst: Addr::v4(dst.0),
-        ip_proto: ip_proto::TCP,
-        ip_len: 40 + len,
-        sport: src.1,
-        dport: dst.1,
-        payload_len: len,
-        payload_captured: len,
-        tcp: TcpMeta { flags, seq, ack, window: 65535, header_len: 20, ..Default::default() },
-        ..Default::default()
-    }
+    tcp4(ts, src, dst, flags, seq, ack, len)
 }
 
 /// Round `i` of a bulk transfer: a client segment and the server's ACK of
