@@ -933,7 +933,7 @@ def e_ths_8(scale: tuple[float, float], ctx: Context) -> Outcome:
         "of ACKs has arrived (a pause of half the round trip starts the next round), bounded by the 65 535-byte "
         f"receive window, ⌊65 535 / {SEGMENT}⌋ = {RCV_WINDOW // SEGMENT} segments (the thesis: 43 MSS of 1500 B).",
         "Not reproduced: the subflow→flow model's estimates (Fig. 5.17).",
-        "Short flows: FIFO+XX and LAS+XX differ by well under 1 % either way here; with 90 % of subflows at most "
+        "Short flows: FIFO+XX and LAS+XX differ by less than 2 % either way here; with 90 % of subflows at most "
         "3 packets long at ρ = 0.5, the high queue likely seldom holds packets of two flows to order.",
     ]
     means, substats = {}, {}
