@@ -156,10 +156,10 @@ EXPERIMENTS: dict[str, Experiment] = {
         Experiment(
             "E-THS-3", "Flow-table size, open loop ([003] Table 4.1)", OPEN, ENGINE, runs.e_ths_3, 1000.0, 100.0, 5, 1
         ),
-        Experiment("E-THS-4", "Response times ([003] Table 4.2)", CLOSED, NS3, cl.e_ths_4, 400.0, 60.0, 130, 20),
+        Experiment("E-THS-4", "Response times ([003] Table 4.2)", CLOSED, NS3, cl.e_ths_4, 400.0, 60.0, 400, 60),
         # Alone; after E-THS-4 in the same output directory it reuses E-THS-4's runs and takes no time.
         Experiment("E-THS-5", "Lock-outs ([003] Fig. 4.11)", CLOSED, NS3, cl.e_ths_5, 400.0, 60.0, 60, 10),
-        Experiment("E-THS-6", "CBR protection ([003] Figs. 4.12–4.13)", CLOSED, NS3, cl.e_ths_6, 300.0, 40.0, 260, 35),
+        Experiment("E-THS-6", "CBR protection ([003] Figs. 4.12–4.13)", CLOSED, NS3, cl.e_ths_6, 300.0, 40.0, 425, 57),
         # (seconds of arrivals, warm-up discarded)
         Experiment(
             "E-THS-7",
@@ -169,8 +169,8 @@ EXPERIMENTS: dict[str, Experiment] = {
             cl.e_ths_7,
             (1000.0, 100.0),
             (200.0, 20.0),
-            215,
-            45,
+            450,
+            90,
         ),
         Experiment(
             "E-THS-8",
@@ -180,8 +180,8 @@ EXPERIMENTS: dict[str, Experiment] = {
             cl.e_ths_8,
             (1000.0, 100.0),
             (200.0, 20.0),
-            60,
-            12,
+            85,
+            17,
         ),
         Experiment(
             "E-THS-12",
