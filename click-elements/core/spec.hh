@@ -59,6 +59,9 @@ class Spec {
   Time time(std::string_view key, Time fallback);
   // Bytes: 30000, 30000B, 30KB (=30000), 64KiB (=65536).
   uint64_t bytes(std::string_view key, uint64_t fallback);
+  // A 64-bit key or seed, every value allowed: decimal or 0x hex
+  // (table_seed=0x74726163656c6162); no unit suffixes.
+  uint64_t seed(std::string_view key, uint64_t fallback);
   double real(std::string_view key, double fallback);
   // 0/1, true/false, yes/no, on/off.
   bool flag(std::string_view key, bool fallback);
@@ -83,6 +86,7 @@ inline bool parse_count(std::string_view v, uint64_t& out);
 inline bool parse_rate(std::string_view v, uint64_t& out);
 inline bool parse_time(std::string_view v, Time& out);
 inline bool parse_bytes(std::string_view v, uint64_t& out);
+inline bool parse_seed(std::string_view v, uint64_t& out);
 
 // Exact decimal with unit multiplier: "2.5" x 10^9 -> 2500000000. Returns
 // false if `digits` is not a plain decimal or the result is not an integer.
@@ -280,6 +284,28 @@ inline bool parse_bytes(std::string_view v, uint64_t& out) {
   return spec_detail::split_unit(v, units, 5, false, digits, mult) && parse_scaled_decimal(digits, mult, out);
 }
 
+inline bool parse_seed(std::string_view v, uint64_t& out) {
+  const bool hex = v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+  if (!hex) return parse_scaled_decimal(v, 1, out) && v.find('.') == std::string_view::npos;
+  v.remove_prefix(2);
+  if (v.size() > 16) return false;
+  uint64_t r = 0;
+  for (char c : v) {
+    const char lower = static_cast<char>(c | 0x20);  // 'A'-'F' -> 'a'-'f'
+    uint64_t d = 0;
+    if (c >= '0' && c <= '9') {
+      d = static_cast<uint64_t>(c - '0');
+    } else if (lower >= 'a' && lower <= 'f') {
+      d = static_cast<uint64_t>(lower - 'a' + 10);
+    } else {
+      return false;
+    }
+    r = r << 4 | d;
+  }
+  out = r;
+  return true;
+}
+
 inline uint64_t Spec::count(std::string_view key, uint64_t fallback) {
   const std::string* v = find(key);
   if (!v) return fallback;
@@ -309,6 +335,14 @@ inline uint64_t Spec::bytes(std::string_view key, uint64_t fallback) {
   if (!v) return fallback;
   uint64_t out = 0;
   if (!parse_bytes(*v, out)) fail(key, "'" + *v + "' is not a byte count (e.g. 30000, 30KB, 64KiB)");
+  return out;
+}
+
+inline uint64_t Spec::seed(std::string_view key, uint64_t fallback) {
+  const std::string* v = find(key);
+  if (!v) return fallback;
+  uint64_t out = 0;
+  if (!parse_seed(*v, out)) fail(key, "'" + *v + "' is not a 64-bit value (decimal or 0x hex, e.g. 0x2a)");
   return out;
 }
 

@@ -2,6 +2,7 @@
 // value parsers, and the cases of spec_cases.tsv that the engine's Python
 // module and the ns-3 adapters are checked against too.
 #include "spec.hh"
+#include "efd_flow_table.hh"
 
 #include <gtest/gtest.h>
 
@@ -129,4 +130,25 @@ TEST(Spec, FractionsThatAreNotWholeInTheUnitAreRejected) {
   EXPECT_FALSE(parse_scaled_decimal("1.2.3", 1, out));
   Time t = 0;
   EXPECT_TRUE(parse_time("0.5ps", t) == false);
+}
+
+TEST(Spec, SeedsTakeEverySixtyFourBitValueInDecimalOrHex) {
+  Spec s = Spec::parse("las(a=0, b=18446744073709551615, c=0xFFFFFFFFFFFFFFFF, d=0x74726163656c6162, e=010)");
+  EXPECT_EQ(s.seed("a", 1), 0u);
+  EXPECT_EQ(s.seed("b", 0), UINT64_MAX);
+  EXPECT_EQ(s.seed("c", 0), UINT64_MAX);
+  EXPECT_EQ(s.seed("d", 0), kFlowTableSeed);
+  EXPECT_EQ(s.seed("e", 0), 10u);  // decimal: a leading 0 is not octal
+  EXPECT_EQ(s.seed("absent", 7), 7u);
+  uint64_t out = 0;
+  for (const char* bad : {"18446744073709551616", "0x10000000000000000", "0x", "0x1g", "-1", "1.0", "64k", "1e3", " 1"})
+    EXPECT_FALSE(parse_seed(bad, out)) << bad;
+  Spec b = Spec::parse("las(table_seed=0x1g)");
+  try {
+    b.seed("table_seed", 0);
+    FAIL();
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("parameter 'table_seed'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("not a 64-bit value"), std::string::npos);
+  }
 }

@@ -57,6 +57,7 @@ FlowStateConfig flow_state(Spec& s, FlowStateConfig f = {}) {
   f.max_flows = static_cast<uint32_t>(s.count("max_flows", f.max_flows));
   f.gc_interval = s.time("gc", f.gc_interval);
   f.idle_timeout = s.time("idle", f.idle_timeout);
+  f.table_seed = s.seed("table_seed", f.table_seed);
   if (f.max_flows == 0) bad(s, "max_flows must be positive");
   return f;
 }
@@ -78,6 +79,7 @@ BuiltCore build_efd(Spec& s, const NodeContext& n, EfdConfig c) {
   c.threshold = c.variant == EfdVariant::kPefd ? s.count("th", c.threshold) : s.bytes("th", c.threshold);
   c.counter = choice<EfdCounter>(s, "counter", "admitted",
                                  {{"admitted", EfdCounter::kAdmitted}, {"served", EfdCounter::kServed}});
+  c.table_seed = s.seed("table_seed", c.table_seed);
   return with_table<EfdCore>(c);
 }
 
@@ -122,12 +124,16 @@ struct Builder {
 #define BUFFER_PARAMS \
   "capacity=300, granularity=packets|bytes, full_test=would_overflow|already_full, min_packet=40, in_service=1"
 #define TWO_LEVEL_PARAMS BUFFER_PARAMS ", push_out=1, precheck=0, high=fifo|las, low=fifo|las"
-#define FLOW_PARAMS "max_flows=65536, gc=5s, idle=30s"
+// The key of the flow table's hash (kFlowTableSeed); no decision depends on it.
+#define TABLE_SEED_PARAM "table_seed=0x74726163656c6162"
+#define FLOW_PARAMS "max_flows=65536, gc=5s, idle=30s, " TABLE_SEED_PARAM
 
 const Builder kBuilders[] = {
     {"fifo", "fifo(" BUFFER_PARAMS "): drop-tail FIFO (§1)",
      [](Spec& s, const NodeContext& n) { return plain<FifoCore>(buffer_config(s, n)); }},
-    {"efd", "efd(th=30000 bytes, counter=admitted|served, " TWO_LEVEL_PARAMS "): Early Flow Discard = BEFD (§2.1)",
+    {"efd",
+     "efd(th=30000 bytes, counter=admitted|served, " TABLE_SEED_PARAM ", " TWO_LEVEL_PARAMS
+     "): Early Flow Discard = BEFD (§2.1)",
      [](Spec& s, const NodeContext& n) { return build_efd(s, n, EfdConfig::befd()); }},
     {"befd", "befd(...): the same as efd (§2.2)",
      [](Spec& s, const NodeContext& n) { return build_efd(s, n, EfdConfig::befd()); }},
@@ -166,7 +172,9 @@ const Builder kBuilders[] = {
      [](Spec& s, const NodeContext& n) { return build_las(s, n, false); }},
     {"lasack", "lasack(...las): LAS per TCP connection, ACKs count ACK progress (§3.1)",
      [](Spec& s, const NodeContext& n) { return build_las(s, n, true); }},
-    {"lars", "lars(beta=0.5, tau=1s, ack=0, max_flows=65536, gc=5s, idle=never, " BUFFER_PARAMS "): LARS (§3.2)",
+    {"lars",
+     "lars(beta=0.5, tau=1s, ack=0, max_flows=65536, gc=5s, idle=never, " TABLE_SEED_PARAM ", " BUFFER_PARAMS
+     "): LARS (§3.2)",
      [](Spec& s, const NodeContext& n) {
        LarsConfig c;
        c.buffer = buffer_config(s, n);
@@ -177,10 +185,11 @@ const Builder kBuilders[] = {
        if (!(c.beta > 0 && c.beta <= 1)) bad(s, "beta must be in (0, 1]");
        return with_table<LarsCore>(c);
      }},
-    {"scfq", "scfq(" BUFFER_PARAMS "): Self-Clocked Fair Queueing (§3.3)",
+    {"scfq", "scfq(" TABLE_SEED_PARAM ", " BUFFER_PARAMS "): Self-Clocked Fair Queueing (§3.3)",
      [](Spec& s, const NodeContext& n) {
        ScfqConfig c;
        c.buffer = buffer_config(s, n);
+       c.table_seed = s.seed("table_seed", c.table_seed);
        return with_table<ScfqCore>(c);
      }},
     {"ncq", "ncq(size_thresh=150, ncqthresh=0.05, capacity=100, ...): NCQ (§4)",
