@@ -1,6 +1,6 @@
 """`tracelab replay ns3`: a workload model's connections as real ns-3 TCP/UDP
 applications through a queueing element — replay that reacts like the
-trace's senders ([003 §9.3.3]; issue 18 item 6).
+trace's senders (the thesis's future work, [003 §9.3.3]).
 
     tracelab replay ns3 trace.model.json --element 'efd(th=30000)' --rate 10M \\
         --load 0.8 --duration 60s --seed 1 -o out/ns3
