@@ -5,6 +5,7 @@
 #include "fifo_buffer.hh"
 #include "ipv4_meta.hh"
 #include "param_checks.hh"
+#include "spec.hh"
 #include "tlelementutil.hh"
 CLICK_DECLS
 class Args;
@@ -184,6 +185,17 @@ template <TLCoreQueue::Meta M>
   }
   if (M >= TLCoreQueue::kMetaFlow) cp.flow_hash = d.flow_hash;
   if (M >= TLCoreQueue::kMetaAll) cp.conn_hash = d.conn_hash;
+}
+
+// TABLE_SEED's text (null: not given) into `seed`, read with the engine's
+// grammar (core/spec.hh parse_seed: decimal or 0x hex; Click's IntArg would
+// read a leading 0 as octal), so that one seed means one table layout in
+// every adapter.
+inline int tl_table_seed(const String& text, uint64_t& seed, ErrorHandler* errh) {
+  if (!text) return 0;
+  if (!tracelab::parse_seed(std::string_view(text.data(), text.length()), seed))
+    return errh->error("TABLE_SEED: expected a 64-bit value, decimal or 0x hex, not '%s'", text.c_str());
+  return 0;
 }
 
 // Where a mechanism's configuration keeps its buffer: the FIFO's is the

@@ -40,6 +40,13 @@ th, bytes (packets for pefd). Default 30000 (20 for pefd).
 
 admitted or served (⚠AMB-2). Default admitted.
 
+=item TABLE_SEED
+
+The key of the flow table's hash (core/efd_flow_table.hh
+flow_table_hash), a 64-bit value, decimal or 0x hex: set a secret one
+against traffic crafted to collide under the default. No decision depends
+on it. Default 0x74726163656c6162.
+
 =item HIGH
 
 fifo or las order in the high queue. Default fifo.

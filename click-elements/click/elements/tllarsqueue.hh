@@ -41,6 +41,13 @@ Boolean. Default false.
 
 Default 65536.
 
+=item TABLE_SEED
+
+The key of the flow table's hash (core/efd_flow_table.hh
+flow_table_hash), a 64-bit value, decimal or 0x hex: set a secret one
+against traffic crafted to collide under the default. No decision depends
+on it. Default 0x74726163656c6162.
+
 =back
 
 =a TLCoreQueue, TLExactUnqueue, Queue

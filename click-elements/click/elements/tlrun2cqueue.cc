@@ -9,13 +9,16 @@ int TLRun2CQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   Args args(conf, this, errh);
   read_buffer(args, 300);
   uint32_t idle = 30;
+  String table_seed;
   args.read("THRESHOLD", _cfg.threshold)
       .read("ACK", _cfg.ack_aware)
       .read("MAX_FLOWS", _cfg.flows.max_flows)
-      .read("IDLE_TIMEOUT", idle);
+      .read("IDLE_TIMEOUT", idle)
+      .read("TABLE_SEED", AnyArg(), table_seed);
   if (args.complete() < 0) return -1;
   _cfg.flows.idle_timeout = tracelab::Time(idle) * tracelab::kSecond;
   if (_cfg.flows.max_flows == 0) return errh->error("MAX_FLOWS must be positive");
+  if (tl_table_seed(table_seed, _cfg.flows.table_seed, errh) < 0) return -1;
   return check_config(errh);
 }
 

@@ -21,12 +21,26 @@ core/scfq.hh); drop-tail on overflow.
 Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE)
 and the handlers: see TLCoreQueue.
 
+Keyword arguments, besides TLCoreQueue's, are:
+
+=over 8
+
+=item TABLE_SEED
+
+The key of the flow table's hash (core/efd_flow_table.hh
+flow_table_hash), a 64-bit value, decimal or 0x hex: set a secret one
+against traffic crafted to collide under the default. No decision depends
+on it. Default 0x74726163656c6162.
+
+=back
+
 =a TLCoreQueue, TLExactUnqueue, Queue
 */
 
 class TLScfqQueue : public TLQueueElement<tracelab::ScfqCore, tracelab::ScfqConfig> {
  public:
   const char* class_name() const override { return "TLScfqQueue"; }
+  int configure(Vector<String>& conf, ErrorHandler* errh) override CLICK_COLD;
 
  protected:
   // ScfqCore keys on the flow hash; its tags do not read the time.

@@ -8,13 +8,16 @@ CLICK_DECLS
 int TLXProtectQueue::configure(Vector<String>& conf, ErrorHandler* errh) {
   Args args(conf, this, errh);
   read_buffer(args, 300);
+  String table_seed;
   args.read("PROBABILITY", _cfg.insert_probability)
       .read("THRESHOLD", _cfg.threshold)
       .read("COUNT_INSERTING", _cfg.count_inserting_packet)
       .read("SEED", _cfg.seed)
-      .read("MAX_FLOWS", _cfg.flows.max_flows);
+      .read("MAX_FLOWS", _cfg.flows.max_flows)
+      .read("TABLE_SEED", AnyArg(), table_seed);
   if (args.complete() < 0) return -1;
   if (_cfg.flows.max_flows == 0) return errh->error("MAX_FLOWS must be positive");
+  if (tl_table_seed(table_seed, _cfg.flows.table_seed, errh) < 0) return -1;
   if (!(_cfg.insert_probability >= 0 && _cfg.insert_probability <= 1))
     return errh->error("PROBABILITY must be in [0, 1]");
   return check_config(errh);
