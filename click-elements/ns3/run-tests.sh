@@ -55,7 +55,8 @@ PY
 echo "== parameter ranges: an out-of-range parameter is fatal, named (click-elements/core/param_checks.hh)"
 trace="$ROOT/datasets/public/zeek-baselines/wikipedia/wikipedia.pcap"
 for c in 'efd(th=0)|th=0 out of range' 'xprotect(p_ins=0)|p_ins=0 out of range' 'ncqplus(alpha=1)|alpha=1 out of range' \
-  'lars(tau=0s)|tau=0 out of range' 'jumbogenred(max_p=2)|max_p=2 out of range'; do
+  'lars(tau=0s)|tau=0 out of range' 'jumbogenred(max_p=2)|max_p=2 out of range' \
+  'scfq(table_seed=0x1g)|bad value '"'0x1g'"' for TableSeed'; do
   spec=${c%%|*} want=${c#*|}
   err=$("$OUT/tl-ns3-decisions" "$trace" 1000000000 "$spec" /dev/null 2>&1 >/dev/null)
   rc=$?

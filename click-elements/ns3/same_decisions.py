@@ -59,7 +59,8 @@ TRACES_IPV6 = {
 # Every mechanism with an ns-3 adapter, with buffers small enough that the
 # traces fill them; the options of the two-level and flow-state cores too
 # (in_service=0: the packet on the wire leaves the buffer when pulled; the
-# default keeps it counted until its transmission ends, algorithms.md §2).
+# default keeps it counted until its transmission ends, algorithms.md §2;
+# table_seed, decimal or hex, set on each kind of flow table).
 SPECS = [
     "fifo(capacity=20)",
     "fifo(capacity=20000, granularity=bytes)",
@@ -73,8 +74,10 @@ SPECS = [
     "befd(capacity=20, th=5000, push_out=0)",
     "pefd(capacity=20, th=4)",
     "efdack(capacity=20, th=5000)",
+    "efd(capacity=20, th=5000, table_seed=0x2a)",
     "run2c(capacity=20, th=5000)",
     "run2cack(capacity=20, th=5000)",
+    "run2c(capacity=20, th=5000, table_seed=42)",
     "sift(capacity=20, p=0.2, ts=2)",
     "xprotect(capacity=20, p_ins=0.3, th=5000)",
     "las(capacity=20)",
@@ -84,6 +87,7 @@ SPECS = [
     "lars(capacity=20, ack=1)",
     "scfq(capacity=20)",
     "scfq(capacity=20000, granularity=bytes)",
+    "scfq(capacity=20, table_seed=0xfedcba9876543210)",
     "ncq(capacity=20)",
     "ncqplus(capacity=20)",
     "ncqplus(capacity=20, tiny_rate=incoming, favor_acks=1, push_out=1)",

@@ -254,6 +254,13 @@ TypeId& TlCoreQueueDisc::AddFlowAttributes(TypeId& tid, const tracelab::FlowStat
       .AddAttribute("Idle", "idle: an entry idle this long is removed at a scan; 0s = never",
                     TimeValue(d.idle_timeout == tracelab::kNever ? Seconds(0) : FromCoreTime(d.idle_timeout)),
                     MakeTimeAccessor(&TlCoreQueueDisc::m_idle), MakeTimeChecker());
+  return AddTableSeedAttribute(tid);
+}
+
+TypeId& TlCoreQueueDisc::AddTableSeedAttribute(TypeId& tid) {
+  tid.AddAttribute("TableSeed", "table_seed: the key of the flow table's hash (no decision depends on it)",
+                   UintegerValue(tracelab::kFlowTableSeed), MakeUintegerAccessor(&TlCoreQueueDisc::m_tableSeed),
+                   MakeUintegerChecker<uint64_t>());
   return tid;
 }
 
@@ -302,6 +309,7 @@ tracelab::FlowStateConfig TlCoreQueueDisc::FlowSettings() const {
   f.max_flows = m_maxFlows;
   f.gc_interval = ToCoreTime(m_gc);  // 0 = never scan, as in the core
   f.idle_timeout = ToCoreDuration(m_idle);
+  f.table_seed = m_tableSeed;
   return f;
 }
 
@@ -496,6 +504,7 @@ class TlEfdQueueDiscOf : public TlQueueDisc<tracelab::EfdCore, tracelab::EfdConf
                           MakeEnumAccessor<EfdCounter>(&TlEfdQueueDiscOf::m_counter),
                           MakeEnumChecker(EfdCounter::kAdmitted, "admitted", EfdCounter::kServed, "served"));
     AddBufferAttributes(t);
+    AddTableSeedAttribute(t);
     return AddTwoLevelAttributes(t, true);
   }
 
@@ -506,6 +515,7 @@ class TlEfdQueueDiscOf : public TlQueueDisc<tracelab::EfdCore, tracelab::EfdConf
     c.queue = TwoLevelSettings();
     c.threshold = m_th;
     c.counter = m_counter;
+    c.table_seed = m_tableSeed;
     return c;
   }
   uint64_t m_th = 0;
@@ -746,7 +756,8 @@ class TlScfqQueueDisc final : public TlQueueDisc<tracelab::ScfqCore, tracelab::S
                      .SetParent<TlCoreQueueDisc>()
                      .SetGroupName("TrafficControl")
                      .AddConstructor<TlScfqQueueDisc>();
-      return AddBufferAttributes(t);
+      AddBufferAttributes(t);
+      return AddTableSeedAttribute(t);
     }();
     return tid;
   }
@@ -755,6 +766,7 @@ class TlScfqQueueDisc final : public TlQueueDisc<tracelab::ScfqCore, tracelab::S
   tracelab::ScfqConfig MakeConfig() const override {
     tracelab::ScfqConfig c;
     c.buffer = BufferSettings();
+    c.table_seed = m_tableSeed;
     return c;
   }
 };
@@ -1366,6 +1378,13 @@ TlSpec TlParseSpec(const std::string& text, uint64_t link_bps) {
       value = std::to_string(on ? link_bps : 0) + "bps";
     } else if (value == "never") {
       value = "0s";
+    } else if (key == "table_seed") {
+      // UintegerValue reads decimal only; the grammar also takes 0x hex.
+      uint64_t seed = 0;
+      if (!tracelab::parse_seed(value, seed))
+        throw std::invalid_argument(name + ": bad value '" + value + "' for TableSeed in '" + text +
+                                    "' (a 64-bit value, decimal or 0x hex)");
+      value = std::to_string(seed);
     }
     spec.attributes.emplace_back(Camel(key), value);
   }

@@ -115,10 +115,12 @@ class TlCoreQueueDisc : public QueueDisc {
   // The attribute registrars the mechanisms share (engine defaults unless
   // given): the buffer (capacity, granularity, full_test, min_packet,
   // in_service), the two-level queue (push_out, precheck, high, low) and the
-  // flow-state table (max_flows, gc, idle).
+  // flow-state table (max_flows, gc, idle, table_seed) and the table seed
+  // alone (EFD's and SCFQ's tables, which have no idle scan).
   static TypeId& AddBufferAttributes(TypeId& tid);
   static TypeId& AddTwoLevelAttributes(TypeId& tid, bool push_out);
   static TypeId& AddFlowAttributes(TypeId& tid, const tracelab::FlowStateConfig& defaults);
+  static TypeId& AddTableSeedAttribute(TypeId& tid);
 
  protected:
   void DoDispose() override;
@@ -162,6 +164,7 @@ class TlCoreQueueDisc : public QueueDisc {
   uint32_t m_maxFlows = 1u << 16;
   Time m_gc;
   Time m_idle;
+  uint64_t m_tableSeed = tracelab::kFlowTableSeed;
   mutable tracelab::BufferConfig m_buffer;  // the last BufferSettings(): the core's (GetMaxSize)
 
  private:
