@@ -216,7 +216,8 @@ class TwoLevelQueue : public QueueCore {
     if (bps == 0) {
       leave(p, ref);
     } else {
-      service_ = {p, now + serialization_time(p.length, bps), true};
+      service_.start(p.length, now);
+      service_packet_ = p;
       service_ref_ = ref;
     }
     return true;
@@ -225,9 +226,9 @@ class TwoLevelQueue : public QueueCore {
   // Spelled out (same as QueueCore's) so a caller holding the concrete
   // type gets a direct, inlinable call.
   Time next_ready(Time now) const final { return length_packets() ? now : kNever; }
-  Time retire_at() const final { return service_.busy ? service_.ends : kNever; }
+  Time retire_at() const final { return service_.ends(cfg_.buffer.in_service_link_bps); }
   uint64_t length_packets() const final { return high_.size() + low_.size(); }
-  uint64_t length_bytes() const final { return meter_.bytes() - (service_.busy ? service_.packet.length : 0); }
+  uint64_t length_bytes() const final { return meter_.bytes() - service_.length(); }
 
   uint64_t high_packets() const { return high_.size(); }
   uint64_t low_packets() const { return low_.size(); }
@@ -322,9 +323,9 @@ class TwoLevelQueue : public QueueCore {
     self().on_leave(p, ref, true);
   }
   void retire(Time now, bool link_free) {
-    if (service_.busy && (link_free || now >= service_.ends)) {
-      service_.busy = false;
-      leave(service_.packet, service_ref_);
+    if (service_.busy() && (link_free || service_.ended(now, cfg_.buffer.in_service_link_bps))) {
+      service_.end();
+      leave(service_packet_, service_ref_);
     }
   }
 
@@ -335,6 +336,7 @@ class TwoLevelQueue : public QueueCore {
   SubQueue low_;
   uint64_t low_bytes_ = 0;
   InService service_;
+  Packet service_packet_;  // the packet in service, for on_leave() (EFD's served counter reads it)
   uint32_t service_ref_ = 0;
   uint64_t admitted_high_ = 0;
   uint64_t served_high_ = 0;

@@ -45,9 +45,9 @@ class FifoCore final : public QueueCore {
   // Spelled out (same as QueueCore's) so a caller holding the concrete
   // type gets a direct, inlinable call.
   Time next_ready(Time now) const override { return ring_.empty() ? kNever : now; }
-  Time retire_at() const override { return service_.busy ? service_.ends : kNever; }
+  Time retire_at() const override { return service_.ends(meter_.config().in_service_link_bps); }
   uint64_t length_packets() const override { return ring_.size(); }
-  uint64_t length_bytes() const override { return meter_.bytes() - (service_.busy ? service_.packet.length : 0); }
+  uint64_t length_bytes() const override { return meter_.bytes() - service_.length(); }
   const BufferMeter& meter() const { return meter_; }
   void reset_counters() override {
     counters_ = Counters{};
@@ -61,12 +61,12 @@ class FifoCore final : public QueueCore {
       meter_.remove(p.length);
       return;
     }
-    service_ = {p, now + serialization_time(p.length, bps), true};
+    service_.start(p.length, now);
   }
   void retire(Time now, bool link_free) {
-    if (service_.busy && (link_free || now >= service_.ends)) {
-      service_.busy = false;
-      meter_.remove(service_.packet.length);
+    if (service_.busy() && (link_free || service_.ended(now, meter_.config().in_service_link_bps))) {
+      meter_.remove(service_.length());
+      service_.end();
     }
   }
 

@@ -68,13 +68,13 @@ class SortedCore : public QueueCore {
     out.wire_bytes = p.length;
     const uint64_t bps = meter_.config().in_service_link_bps;
     if (bps == 0) meter_.remove(p.length);
-    else service_ = {p, now + serialization_time(p.length, bps), true};
+    else service_.start(p.length, now);
     return true;
   }
 
   uint64_t length_packets() const final { return queue_.size(); }
-  uint64_t length_bytes() const final { return meter_.bytes() - (service_.busy ? service_.packet.length : 0); }
-  Time retire_at() const final { return service_.busy ? service_.ends : kNever; }
+  uint64_t length_bytes() const final { return meter_.bytes() - service_.length(); }
+  Time retire_at() const final { return service_.ends(meter_.config().in_service_link_bps); }
   uint64_t pushed_out() const { return pushed_out_; }
   const BufferMeter& meter() const { return meter_; }
   void reset_counters() final {
@@ -87,9 +87,9 @@ class SortedCore : public QueueCore {
  private:
   Mechanism& self() { return static_cast<Mechanism&>(*this); }
   void retire(Time now, bool link_free) {
-    if (service_.busy && (link_free || now >= service_.ends)) {
-      service_.busy = false;
-      meter_.remove(service_.packet.length);
+    if (service_.busy() && (link_free || service_.ended(now, meter_.config().in_service_link_bps))) {
+      meter_.remove(service_.length());
+      service_.end();
     }
   }
 
