@@ -7,7 +7,10 @@
 # Prints per configuration the CPU seconds of the whole click process (user
 # + system: median, min-max over REPS runs), the nanoseconds per packet it
 # adds over the bare pipeline, that cost as a multiple of stock Queue's, and
-# the pipeline's throughput relative to stock Queue's (stock CPU / its CPU).
+# the pipeline's throughput relative to stock Queue's (stock CPU / its CPU),
+# and whether it meets issue #19's target: TLFifoQueue at most 1.5x what
+# stock Queue adds, every other element at most its core's core_bench cost
+# + 10 ns (given in CORE_NS), FIFO and EFD at least 0.9x stock's throughput.
 #
 #   CLICKPREFIX=/click/prefix ./bench.sh [TRACE.pcap]
 #
@@ -24,6 +27,8 @@
 #                 the others are relative). TLFifoQueue-false is TLFifoQueue
 #                 with IN_SERVICE false, stock Queue's convention (the pulled
 #                 packet leaves the buffer), so the two do the same work.
+#   CORE_NS="TLEfdQueue=25.0 ..."  each element's core_bench ns/packet
+#                 (make bench-cores), for its target; without it "-"
 #   WORKDIR=dir   build the package there (kept, rebuilt incrementally)
 #                 instead of a temporary directory
 # Without a Click installation it prints "SKIPPED (no Click installation)"
@@ -126,7 +131,7 @@ while [ "$r" -le "$reps" ]; do
 done
 
 # Medians; added cost = (median - bare median) / packets.
-awk -v order="$configs" '
+awk -v order="$configs" -v core_ns="${CORE_NS:-}" '
   { cpu[$1, ++n[$1]] = $2; if ($1 == "bare") pkts = $3 }
   function median(c,   k, i, j, t, a) {
     k = n[c]
@@ -139,11 +144,21 @@ awk -v order="$configs" '
     split(order, cs, " ")
     for (i = 1; i in cs; ++i) med[cs[i]] = median(cs[i])
     stock = (med["Queue"] - med["bare"]) * 1e9 / pkts
-    printf "%-18s %8s %15s %12s %10s %10s\n", "configuration", "CPU s", "min-max", "+ns/packet", "x Queue", "tput/Queue"
+    n_core = split(core_ns, pairs, " ")
+    for (i = 1; i <= n_core; ++i) { split(pairs[i], kv, "="); core[kv[1]] = kv[2] }
+    printf "%-18s %8s %15s %12s %10s %10s %10s %5s\n", "configuration", "CPU s", "min-max", "+ns/packet", "x Queue", "tput/Queue", "target ns", "met"
     for (i = 1; i in cs; ++i) {
-      c = cs[i]; add = (med[c] - med["bare"]) * 1e9 / pkts
-      printf "%-18s %8.3f %7.3f-%-7.3f %12.1f %10s %10.2f\n", c, med[c], lo[c], hi[c], add,
-        c == "bare" || stock <= 0 ? "-" : sprintf("%.2f", add / stock), med["Queue"] / med[c]
+      c = cs[i]; add = (med[c] - med["bare"]) * 1e9 / pkts; tput = med["Queue"] / med[c]
+      # The target: 1.5x stock for the FIFO, the core cost + 10 ns for the others.
+      limit = ""
+      if (c ~ /^TLFifoQueue/) limit = 1.5 * stock
+      else if (c in core) limit = core[c] + 10
+      met = "-"
+      if (limit != "") met = add <= limit && (c !~ /^TL(Fifo|Efd)Queue/ || tput >= 0.9) ? "yes" : "NO"
+      printf "%-18s %8.3f %7.3f-%-7.3f %12.1f %10s %10.2f %10s %5s\n", c, med[c], lo[c], hi[c], add,
+        c == "bare" || stock <= 0 ? "-" : sprintf("%.2f", add / stock), tput,
+        limit == "" ? "-" : sprintf("%.1f", limit), met
     }
     printf "%d packets; +ns/packet over the bare pipeline; x Queue: that over stock Queue(300) -> Unqueue\n", pkts
+    printf "target: TLFifoQueue <= 1.5x Queue, others <= CORE_NS + 10; FIFO and EFD also tput/Queue >= 0.9\n"
   }' "$work/results"
