@@ -126,7 +126,7 @@ class TLCoreQueue : public TLCoreElement<tracelab::QueueCore> {
   virtual uint64_t flows() const { return 0; }
   virtual uint64_t flows_highwater() const { return 0; }
   // Asked once, by initialize(), after make_core(). The fields the core
-  // reads (a lower level skips the FNV hashes: bench.sh, TLFifoQueue
+  // reads (a lower level skips the tuple hashes: bench.sh, TLFifoQueue
   // -30 ns/packet); and whether its enqueue() reads the time, which the
   // flow-table cores do (idle scans). Dequeue() reads it only for
   // IN_SERVICE; initialize() adds that and --simtime (tl_simulated_clock()).
