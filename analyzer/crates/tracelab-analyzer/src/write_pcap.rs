@@ -30,7 +30,7 @@
 //!
 //! Frames are those of [`Ipv4Frame`] with TTL 64 and a TCP window of
 //! 65,535; the file is a microsecond pcap of Ethernet frames. It is written
-//! to a sibling `.NAME.partial-PID` and renamed into place only once the
+//! to a sibling `.STEM.partial-PID.SUFFIX` and renamed into place only once the
 //! stream has ended cleanly: on a bad record, a write error or SIGINT/SIGTERM
 //! the partial file is removed and a previous file stays as it was.
 
@@ -246,10 +246,13 @@ pub fn render_stream<W: Write>(mut input: impl Read, w: W, snaplen: u32) -> Resu
     }
 }
 
-/// The partial file beside `out` (hidden, named by this process).
+/// The partial file beside `out` (hidden, named by this process), named as
+/// every tracelab output's (`.STEM.partial-PID.SUFFIX`, tracelab_models.outputs),
+/// so that the next command writing `out` removes it if a kill -9 left it.
 fn partial_path(out: &Path) -> PathBuf {
-    let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    out.with_file_name(format!(".{name}.partial-{}", std::process::id()))
+    let stem = out.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let suffix = out.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+    out.with_file_name(format!(".{stem}.partial-{}{suffix}", std::process::id()))
 }
 
 /// An I/O error on `path`.
@@ -287,6 +290,14 @@ pub fn write_pcap(input: impl Read, out: &Path, snaplen: u32) -> Result<u64, Wri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_partial_file_is_named_as_every_tracelab_output() {
+        let pid = std::process::id();
+        assert_eq!(partial_path(Path::new("/d/s.pcap")), PathBuf::from(format!("/d/.s.partial-{pid}.pcap")));
+        assert_eq!(partial_path(Path::new("x.pcap.gz")), PathBuf::from(format!(".x.pcap.partial-{pid}.gz")));
+        assert_eq!(partial_path(Path::new("/d/trace")), PathBuf::from(format!("/d/.trace.partial-{pid}")));
+    }
 
     fn stream(heads: &[&[u8]], records: &[Record]) -> Vec<u8> {
         let mut s = MAGIC.to_vec();
