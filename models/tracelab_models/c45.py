@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
-import tempfile
+import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from scipy.stats import norm
@@ -492,14 +492,41 @@ def predict_c45(doc: dict, X: np.ndarray) -> np.ndarray:
     binary = analyzer_binary()
     if binary is None:
         raise PredictorMissing("the C4.5 predictor is the Rust analyzer, not built here: build it with `make build`")
-    with tempfile.TemporaryDirectory(prefix="tracelab-c45-") as d:
-        tree = Path(d) / "tree.json"
-        tree.write_text(json.dumps(doc))
-        rows = np.ascontiguousarray(X, dtype="<f8").tobytes()
-        run = subprocess.run([str(binary), "predict-c45", "--tree", str(tree)], input=rows, capture_output=True)
-    if run.returncode != 0:
-        raise PredictorError(run.stderr.decode(errors="replace").strip() or f"predict-c45 ended with {run.returncode}")
-    return np.frombuffer(run.stdout, dtype="<f8").reshape(len(X), k).copy()
+    rows = np.ascontiguousarray(X, dtype="<f8").tobytes()
+    # The tree reaches the analyzer through a pipe, not a temporary file: a
+    # prediction writes nothing to disk, so a full disk or a file-size limit
+    # can only fail the command's own outputs.
+    tree_in, tree_out = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            [str(binary), "predict-c45", "--tree", f"/dev/fd/{tree_in}"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=(tree_in,),
+        )
+    except BaseException:
+        os.close(tree_out)
+        raise
+    finally:
+        os.close(tree_in)
+    feeder = threading.Thread(target=_feed, args=(tree_out, json.dumps(doc).encode()), daemon=True)
+    feeder.start()
+    stdout, stderr = proc.communicate(rows)
+    feeder.join()
+    if proc.returncode != 0:
+        raise PredictorError(stderr.decode(errors="replace").strip() or f"predict-c45 ended with {proc.returncode}")
+    return np.frombuffer(stdout, dtype="<f8").reshape(len(X), k).copy()
+
+
+def _feed(fd: int, data: bytes) -> None:
+    """Writes `data` into the pipe `fd` and closes it; a predictor that ended
+    without reading it all has said why on its stderr."""
+    with open(fd, "wb") as pipe:
+        try:
+            pipe.write(data)
+        except BrokenPipeError:
+            pass
 
 
 def _names(names, n, prefix):
