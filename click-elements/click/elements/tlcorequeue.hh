@@ -67,6 +67,14 @@ Click clock (the thesis model with a known link, as the engine's
 in_service). False (or 0): it leaves the buffer when pulled, as in Click's
 Queue and an ns-3 QueueDisc.
 
+=item TABLE_SEED
+
+Elements with a flow table only (TLEfdQueue, TLRun2CQueue, TLSiftQueue,
+TLXProtectQueue, TLLasQueue, TLLarsQueue, TLScfqQueue): the key of the
+table's hash (core/efd_flow_table.hh flow_table_hash), a 64-bit value,
+decimal or 0x hex: set a secret one against traffic crafted to collide
+under the default. No decision depends on it. Default 0x74726163656c6162.
+
 =back
 
 =h length, highwater_length read-only

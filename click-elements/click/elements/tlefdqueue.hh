@@ -21,8 +21,8 @@ while the flow has packets queued; a flow's packets are high priority while
 its counter is below THRESHOLD; a full buffer pushes out the last
 low-priority packet for a high-priority arrival.
 
-Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE)
-and the handlers: see TLCoreQueue.
+Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE),
+the flow table's TABLE_SEED and the handlers: see TLCoreQueue.
 
 Keyword arguments, besides TLCoreQueue's, are:
 
@@ -39,13 +39,6 @@ th, bytes (packets for pefd). Default 30000 (20 for pefd).
 =item COUNTER
 
 admitted or served (⚠AMB-2). Default admitted.
-
-=item TABLE_SEED
-
-The key of the flow table's hash (core/efd_flow_table.hh
-flow_table_hash), a 64-bit value, decimal or 0x hex: set a secret one
-against traffic crafted to collide under the default. No decision depends
-on it. Default 0x74726163656c6162.
 
 =item HIGH
 

@@ -18,8 +18,8 @@ LARS (least attained recent service) queue
 LARS (docs/reference/algorithms.md §3.2; core/lars.hh): LAS whose per-flow volume
 fades by BETA every TAU seconds (both NOT IN SEEDS: log the values used).
 
-Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE)
-and the handlers: see TLCoreQueue.
+Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE),
+the flow table's TABLE_SEED and the handlers: see TLCoreQueue.
 
 Keyword arguments, besides TLCoreQueue's, are:
 
@@ -40,13 +40,6 @@ Boolean. Default false.
 =item MAX_FLOWS
 
 Default 65536.
-
-=item TABLE_SEED
-
-The key of the flow table's hash (core/efd_flow_table.hh
-flow_table_hash), a 64-bit value, decimal or 0x hex: set a secret one
-against traffic crafted to collide under the default. No decision depends
-on it. Default 0x74726163656c6162.
 
 =back
 

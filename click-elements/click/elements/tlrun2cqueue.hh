@@ -19,8 +19,8 @@ Run2C and Run2CACK (docs/reference/algorithms.md §2.4; core/run2c.hh): a per-fl
 counter from the start of the flow; packets are high priority while it is
 below THRESHOLD; push-out as EFD.
 
-Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE)
-and the handlers: see TLCoreQueue.
+Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE),
+the flow table's TABLE_SEED and the handlers: see TLCoreQueue.
 
 Keyword arguments, besides TLCoreQueue's, are:
 
@@ -37,13 +37,6 @@ Boolean, Run2CACK (connection key, ACK progress). Default false.
 =item MAX_FLOWS
 
 Flow table size. Default 65536.
-
-=item TABLE_SEED
-
-The key of the flow table's hash (core/efd_flow_table.hh
-flow_table_hash), a 64-bit value, decimal or 0x hex: set a secret one
-against traffic crafted to collide under the default. No decision depends
-on it. Default 0x74726163656c6162.
 
 =item IDLE_TIMEOUT
 

@@ -18,21 +18,8 @@ SCFQ (self-clocked fair queueing) with drop-tail
 Self-Clocked Fair Queueing, equal weights, per 5-tuple (docs/reference/algorithms.md §3.3;
 core/scfq.hh); drop-tail on overflow.
 
-Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE)
-and the handlers: see TLCoreQueue.
-
-Keyword arguments, besides TLCoreQueue's, are:
-
-=over 8
-
-=item TABLE_SEED
-
-The key of the flow table's hash (core/efd_flow_table.hh
-flow_table_hash), a 64-bit value, decimal or 0x hex: set a secret one
-against traffic crafted to collide under the default. No decision depends
-on it. Default 0x74726163656c6162.
-
-=back
+Ports, IP annotations, the keywords (CAPACITY, BYTES, IN_SERVICE,
+TABLE_SEED) and the handlers: see TLCoreQueue.
 
 =a TLCoreQueue, TLExactUnqueue, Queue
 */

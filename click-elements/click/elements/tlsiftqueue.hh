@@ -19,8 +19,8 @@ Algorithm 2 (docs/reference/algorithms.md §2.5; core/sift.hh): each high-priori
 packet is sampled with PROBABILITY; a flow with at least SAMPLES sampled
 packets is low priority. Seeded: the same SEED gives the same decisions.
 
-Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE)
-and the handlers: see TLCoreQueue.
+Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE),
+the flow table's TABLE_SEED and the handlers: see TLCoreQueue.
 
 Keyword arguments, besides TLCoreQueue's, are:
 
@@ -42,13 +42,6 @@ Seed of the sampling draws. Default 1.
 
 Flow-table size; a sampled packet finding it full is not recorded.
 Default 65536.
-
-=item TABLE_SEED
-
-The key of the flow table's hash (core/efd_flow_table.hh
-flow_table_hash), a 64-bit value, decimal or 0x hex: set a secret one
-against traffic crafted to collide under the default. No decision depends
-on it. Default 0x74726163656c6162.
 
 =back
 

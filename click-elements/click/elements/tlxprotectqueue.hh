@@ -19,8 +19,8 @@ X-Protect (docs/reference/algorithms.md §2.6; core/xprotect.hh): an untracked f
 inserted with PROBABILITY; a tracked flow is low priority once THRESHOLD
 bytes have been counted since insertion; idle entries are scanned out.
 
-Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE)
-and the handlers: see TLCoreQueue.
+Ports, IP annotations, the buffer keywords (CAPACITY, BYTES, IN_SERVICE),
+the flow table's TABLE_SEED and the handlers: see TLCoreQueue.
 
 Keyword arguments, besides TLCoreQueue's, are:
 
@@ -46,13 +46,6 @@ Seed of the insertion draws. Default 1.
 
 Flow-table size; a flow drawn for insertion when it is full stays
 untracked (high priority). Default 65536.
-
-=item TABLE_SEED
-
-The key of the flow table's hash (core/efd_flow_table.hh
-flow_table_hash), a 64-bit value, decimal or 0x hex: set a secret one
-against traffic crafted to collide under the default. No decision depends
-on it. Default 0x74726163656c6162.
 
 =back
 
