@@ -12,6 +12,7 @@ numbers), so configurations differ only by the mechanism.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import tracelab_engine as engine
@@ -129,6 +130,11 @@ def pct(x: float) -> str:
     return f"{100 * x:.2f}"
 
 
+def pcts(xs: Iterable[float]) -> str:
+    """Percentages of a table cell, one per group: "1.20 / 0.35 / 0.00"."""
+    return " / ".join(pct(x) for x in xs)
+
+
 # ------------------------------------------------------------------ scenarios
 
 SCENARIOS = {
@@ -165,8 +171,8 @@ def argmin(runs: dict[float, ChainRun], key) -> float:
 def eplr_row(label: str, r: ChainRun) -> list[str]:
     return [
         label,
-        " / ".join(pct(v) for v in r.eplr.values()),
-        " / ".join(pct(v) for v in r.network_loss.values()),
+        pcts(r.eplr.values()),
+        pcts(r.network_loss.values()),
         " / ".join(f"{a}/{b}" for a, b in r.node_drops),
         " / ".join(f"{x:.2f}" for x in r.node_delay_ms),
     ]
@@ -245,9 +251,9 @@ def e_mtq_2(seconds: float, ctx: Context) -> Outcome:
                 [
                     name,
                     v,
-                    " / ".join(pct(x) for x in r.eplr.values()),
-                    " / ".join(pct(x) for x in r.network_loss.values()),
-                    " / ".join(pct(x) for x in r.mtq_share.values()),
+                    pcts(r.eplr.values()),
+                    pcts(r.network_loss.values()),
+                    pcts(r.mtq_share.values()),
                 ]
             )
     m1 = runs["model 1, D=10"]
@@ -341,9 +347,9 @@ def e_mtq_3(seconds: float, ctx: Context) -> Outcome:
                 [
                     name,
                     v,
-                    " / ".join(pct(x) for x in r.eplr.values()),
-                    " / ".join(pct(x) for x in r.network_loss.values()),
-                    " / ".join(pct(x) for x in r.qtl_share.values()),
+                    pcts(r.eplr.values()),
+                    pcts(r.network_loss.values()),
+                    pcts(r.qtl_share.values()),
                 ]
             )
         at_d = rs[d]
@@ -423,7 +429,7 @@ def e_mtq_5(seconds: float, ctx: Context) -> Outcome:
         o.check(
             f"{scen}: cases (2)–(5) far below (1)",
             all(r.worst <= 0.5 * none.worst for r in others),
-            " / ".join(pct(r.worst) for r in res.values()) + " % worst-group EPLR",
+            pcts(r.worst for r in res.values()) + " % worst-group EPLR",
             tolerance="≤ 0.5 × case (1) (our reading)",
         )
         c3, c4, c5 = others[1], others[2], others[3]
@@ -462,7 +468,7 @@ def e_mtq_6(seconds: float, ctx: Context) -> Outcome:
     o.check(
         "without mechanism groups 0, 1, 4 share a similar large EPLR",
         min(big) >= 0.75 * max(big) and min(big) >= 0.10,
-        " / ".join(pct(x) for x in big) + " %",
+        pcts(big) + " %",
     )
     mtq = sweep(name, "mtq", MTQ_GRID[3:], seconds, ctx.seed)
     qtl = sweep(name, "qtl", QTL_GRID, seconds, ctx.seed)
@@ -536,9 +542,9 @@ def e_mtq_7(seconds: float, ctx: Context) -> Outcome:
         o.rows.append(
             [
                 case,
-                " / ".join(pct(x) for x in r.eplr.values()),
-                " / ".join(pct(x) for x in r.mtq_share.values()),
-                " / ".join(pct(x) for x in r.qtl_share.values()),
+                pcts(r.eplr.values()),
+                pcts(r.mtq_share.values()),
+                pcts(r.qtl_share.values()),
             ]
         )
     none = res["(0) none"]
