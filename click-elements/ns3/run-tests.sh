@@ -9,6 +9,9 @@
 #                       driven directly (the engine has no JumboGen RED)
 #   spec_cases.tsv      TlParseSpec accepts and rejects the spec texts that
 #                       the engine's parser does, with the same messages
+#   --p2p-burst         a queue disc built by TypeId on a point-to-point
+#                       device counts the packet in transmission (InService
+#                       = the device's rate) as the spec-string one does
 #   tl-ns3-dumbbell     the thesis dumbbell with real TCP, a short overloaded
 #                       run per adapter: every flow completes and is in the
 #                       CSV, the bottleneck's counts add up, the version is
@@ -67,6 +70,23 @@ for c in 'efd(th=0)|th=0 out of range' 'xprotect(p_ins=0)|p_ins=0 out of range' 
     status=1
   fi
 done
+
+echo "== InService by TypeId: the device's rate, as the spec string's default (algorithms.md §2)"
+# 60 packets at once into a 30-packet FIFO on a 10 Mb/s point-to-point
+# device: counting the packet in transmission, 30 are served (1 on the wire,
+# 29 waiting) and the high-water is the capacity; with InService=0bps given,
+# the one on the wire leaves the buffer and 31 are served.
+burst() { "$OUT/tl-ns3-decisions" --p2p-burst 10000000 60 "$1" 2>&1; }
+by_type=$(burst 'ns3::TlFifoQueueDisc,Capacity=30')
+by_spec=$(burst 'spec:fifo(capacity=30)')
+zero=$(burst 'ns3::TlFifoQueueDisc,Capacity=30,InService=0bps')
+want='InService=10000000bps highwater=30 offered=60 served=30 dropped=30'
+if [ "$by_type" = "$want" ] && [ "$by_spec" = "$want" ] && [[ "$zero" == "InService=0bps "*" served=31 dropped=29" ]]; then
+  echo "PASS in_service default: by TypeId '$by_type', as the spec's; InService=0bps given: '$zero'"
+else
+  echo "FAIL in_service default: by TypeId '$by_type', spec '$by_spec' (want '$want'), 0bps '$zero'"
+  status=1
+fi
 
 echo "== the dumbbell with real TCP, one short overloaded run per adapter"
 work=$(mktemp -d)

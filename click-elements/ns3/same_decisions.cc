@@ -5,6 +5,7 @@
 // same fate at the same picosecond for every packet.
 //
 // Usage: tl-ns3-decisions TRACE RATE_BPS SPEC OUT.csv [mtq_us=N] [qtl_ns=N] [budget=T]
+//        tl-ns3-decisions --p2p-burst RATE_BPS PACKETS QDISC
 //   TRACE  pcap (Ethernet, VLAN tags allowed, or raw IP); IPv4 and IPv6
 //          packets are replayed, non-IP frames skipped (as the engine's pcap
 //          source does)
@@ -35,6 +36,12 @@
 // After every enqueue and dequeue the driver also requires ns-3's view to be
 // the core's: packets and bytes held (GetNPackets, GetNBytes), received,
 // sent and dropped counts (GetStats), the FlowTableSize trace.
+// --p2p-burst checks how a queue disc built by TypeId finds its defaults on
+// a real device (run-tests.sh): PACKETS 1000-byte IPv4 packets at once into
+// QDISC, the root queue disc of a point-to-point device at RATE_BPS (TxQueue
+// 1p, as the dumbbell's), and prints its InService after initialization and
+// the core's counts. QDISC is a TypeId with `,Attr=Value` pairs
+// (`ns3::TlFifoQueueDisc,Capacity=30`), or `spec:` and an engine spec.
 // The items are Ipv4QueueDiscItems (Ipv6QueueDiscItems) built from the
 // trace: the IPv4 (fixed IPv6) header deserialized from the captured bytes,
 // the captured bytes after it (IPv6: extension and transport headers), and
@@ -46,12 +53,16 @@
 #include <string>
 #include <vector>
 
+#include "ns3/data-rate.h"
 #include "ns3/ipv4-l3-protocol.h"
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/ipv6-l3-protocol.h"
 #include "ns3/ipv6-queue-disc-item.h"
 #include "ns3/packet.h"
 #include "ns3/pcap-file.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/string.h"
+#include "ns3/traffic-control-layer.h"
 #include "ns3/trace-helper.h"
 #include "ns3/simulator.h"
 
@@ -276,11 +287,77 @@ class Driver {
   uint32_t flows_ = 0;  // as the FlowTableSize trace says
 };
 
+// --p2p-burst: see the header comment.
+int P2pBurst(uint64_t rate, uint32_t packets, const std::string& qdisc) {
+  ObjectFactory factory;
+  try {
+    if (qdisc.rfind("spec:", 0) == 0) {
+      factory = TlSpecFactory(TlParseSpec(qdisc.substr(5), rate));
+    } else {
+      size_t at = qdisc.find(',');
+      factory.SetTypeId(qdisc.substr(0, at));
+      while (at != std::string::npos) {
+        const size_t next = qdisc.find(',', at + 1);
+        const std::string kv = qdisc.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+        const size_t eq = kv.find('=');
+        if (eq == std::string::npos) Die("QDISC attribute without '=': " + kv);
+        factory.Set(kv.substr(0, eq), StringValue(kv.substr(eq + 1)));
+        at = next;
+      }
+    }
+  } catch (const std::invalid_argument& e) {
+    Die(e.what());
+  }
+  NodeContainer nodes;
+  nodes.Create(2);
+  PointToPointHelper p2p;
+  p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(rate)));
+  p2p.SetChannelAttribute("Delay", TimeValue(Seconds(0)));
+  p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1p"));
+  NetDeviceContainer devices = p2p.Install(nodes);
+  Ptr<TrafficControlLayer> tc = CreateObject<TrafficControlLayer>();
+  nodes.Get(0)->AggregateObject(tc);
+  Ptr<QueueDisc> qd = factory.Create<QueueDisc>();
+  tc->SetRootQueueDiscOnDevice(devices.Get(0), qd);
+  // After the nodes' initialization, which installs and initializes the queue disc.
+  Simulator::Schedule(Seconds(0), [&] {
+    for (uint32_t i = 0; i < packets; ++i) {
+      Ipv4Header h;
+      h.SetSource(Ipv4Address("10.0.0.1"));
+      h.SetDestination(Ipv4Address("10.0.0.2"));
+      h.SetProtocol(17);
+      h.SetPayloadSize(980);
+      h.SetTtl(64);
+      tc->Send(devices.Get(0), Create<Ipv4QueueDiscItem>(Create<Packet>(980), devices.Get(1)->GetAddress(),
+                                                         Ipv4L3Protocol::PROT_NUMBER, h));
+    }
+  });
+  Simulator::Run();
+  DataRateValue in_service;
+  qd->GetAttribute("InService", in_service);
+  const tracelab::Counters& c = DynamicCast<TlCoreQueueDisc>(qd)->GetCounters();
+  std::printf("InService=%llubps highwater=%llu offered=%llu served=%llu dropped=%llu\n",
+              (unsigned long long)in_service.Get().GetBitRate(), (unsigned long long)c.highwater_packets,
+              (unsigned long long)c.offered, (unsigned long long)c.served, (unsigned long long)c.dropped_total());
+  Simulator::Destroy();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 5 && std::string(argv[1]) == "--p2p-burst") {
+    Time::SetResolution(Time::PS);
+    const uint64_t rate = std::strtoull(argv[2], nullptr, 10);
+    const uint64_t packets = std::strtoull(argv[3], nullptr, 10);
+    if (rate == 0 || packets == 0) Die("RATE_BPS and PACKETS must be positive integers");
+    return P2pBurst(rate, static_cast<uint32_t>(packets), argv[4]);
+  }
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s TRACE RATE_BPS SPEC OUT.csv [mtq_us=N] [qtl_ns=N] [budget=T]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s TRACE RATE_BPS SPEC OUT.csv [mtq_us=N] [qtl_ns=N] [budget=T]\n"
+                 "       %s --p2p-burst RATE_BPS PACKETS QDISC\n",
+                 argv[0], argv[0]);
     return 2;
   }
   TlMtqQtlTag tag;

@@ -16,6 +16,7 @@
 #include "ns3/ipv4-routing-protocol.h"
 #include "ns3/ipv6-queue-disc-item.h"
 #include "ns3/log.h"
+#include "ns3/net-device-queue-interface.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -225,8 +226,10 @@ TypeId& TlCoreQueueDisc::AddBufferAttributes(TypeId& tid) {
                     MakeUintegerAccessor(&TlCoreQueueDisc::m_minPacket), MakeUintegerChecker<uint32_t>(1))
       .AddAttribute("InService",
                     "in_service: the link rate at which the packet in transmission stays counted in the "
-                    "buffer (the thesis model); 0bps = it leaves at dequeue (engine in_service=0)",
-                    DataRateValue(DataRate(0)), MakeDataRateAccessor(&TlCoreQueueDisc::m_inService),
+                    "buffer (the thesis model); 0bps = it leaves at dequeue (engine in_service=0). "
+                    "Default (18446744073709551615bps): the DataRate of the device the queue disc is "
+                    "installed on, read at initialization",
+                    DataRateValue(DataRate(kInServiceDeviceRate)), MakeDataRateAccessor(&TlCoreQueueDisc::m_inService),
                     MakeDataRateChecker());
   return tid;
 }
@@ -318,6 +321,7 @@ bool TlCoreQueueDisc::CheckConfig() {
     NS_LOG_ERROR("a tracelab queue disc has no classes, filters or internal queues of its own");
     return false;
   }
+  ResolveInService();
   try {
     m_core = MakeCore();
   } catch (const std::invalid_argument& e) {
@@ -329,6 +333,28 @@ bool TlCoreQueueDisc::CheckConfig() {
   m_store->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, UINT32_MAX));
   AddInternalQueue(m_store);
   return true;
+}
+
+void TlCoreQueueDisc::ResolveInService() {
+  TypeId::AttributeInformation info;
+  if (m_inService.GetBitRate() != kInServiceDeviceRate ||
+      !GetInstanceTypeId().LookupAttributeByName("InService", &info) ||
+      info.checker->GetValueTypeName() != "ns3::DataRateValue")
+    return;
+  // The traffic-control layer hands the queue disc its device's queue
+  // interface before initializing it; the interface is aggregated to the
+  // device.
+  Ptr<NetDeviceQueueInterface> queues = GetNetDeviceQueueInterface();
+  Ptr<NetDevice> device = queues ? queues->GetObject<NetDevice>() : nullptr;
+  DataRateValue rate;
+  if (device && device->GetAttributeFailSafe("DataRate", rate)) {
+    m_inService = rate.Get();
+    return;
+  }
+  m_inService = DataRate(0);
+  NS_LOG_WARN(GetInstanceTypeId().GetName()
+              << ": no device DataRate to count the packet in transmission at; it leaves the buffer at dequeue "
+                 "(set InService to the link's rate)");
 }
 
 void TlCoreQueueDisc::InitializeParams() {

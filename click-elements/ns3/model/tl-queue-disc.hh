@@ -156,7 +156,13 @@ class TlCoreQueueDisc : public QueueDisc {
   tracelab::Granularity m_granularity = tracelab::Granularity::kPackets;
   tracelab::FullTest m_fullTest = tracelab::FullTest::kWouldOverflow;
   uint32_t m_minPacket = 40;
-  DataRate m_inService{0};
+  // InService's default is no rate but "the rate of the device this queue
+  // disc is installed on", resolved at initialization (ResolveInService):
+  // a queue disc built by TypeId then counts the packet in transmission as
+  // the spec does (algorithms.md §2), as TlParseSpec's does. No link runs
+  // at 2^64-1 b/s, so the value cannot be one a user meant.
+  static constexpr uint64_t kInServiceDeviceRate = UINT64_MAX;
+  DataRate m_inService{kInServiceDeviceRate};
   bool m_pushOut = true;
   bool m_precheck = false;
   tracelab::Discipline m_high = tracelab::Discipline::kFifo;
@@ -179,6 +185,10 @@ class TlCoreQueueDisc : public QueueDisc {
   Ptr<QueueDiscItem> DoDequeue() override;
   bool CheckConfig() override;
   void InitializeParams() override;
+  // Replaces InService's default by the DataRate of the device the queue
+  // disc is installed on (PointToPoint, CSMA); 0bps, with a warning, where
+  // there is none. An InService the user set is left as set.
+  void ResolveInService();
 
   void OnCoreDrop(const tracelab::Packet& p, tracelab::DropReason why);
   uint32_t Allocate(Ptr<QueueDiscItem> item);
