@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import chunk_more, jumbogen_units, mtq_chain, ncq_analytic, runs, thesis_more, workload_models
+from . import chunk_more, jumbogen_units, mtq_chain, ncq_analytic, runs, thesis_more, wlan, workload_models
 from . import closed_loop as cl
 from .outcome import Context, Outcome
 
@@ -183,16 +183,31 @@ EXPERIMENTS: dict[str, Experiment] = {
             85,
             17,
         ),
+        # seconds of the transfer alone, each way
+        Experiment("E-THS-9", "WLAN setup, one TCP transfer ([003] §6.3)", CLOSED, NS3, wlan.e_ths_9, 30.0, 5.0, 47, 9),
+        # (seconds of long-lived transfers, AP buffers in packets, schedulers)
+        Experiment(
+            "E-THS-10",
+            "Long-lived up/down fairness ([003] Figs. 6.2–6.3)",
+            CLOSED,
+            NS3,
+            wlan.e_ths_10,
+            (30.0, (10, 30, 70), tuple(wlan.LONG_LIVED_SCHEDULERS)),
+            (8.0, (30,), ("FIFO", "BEFD", "LASACK", "PEFD")),
+            535,
+            29,
+        ),
+        # Alone; after E-THS-10 in the same output directory it reuses E-THS-10's packet-mode runs.
         Experiment(
             "E-THS-12",
-            "Buffer granularity ([003] ch.7; analytic check only)",
-            OPEN,
-            ENGINE,
-            thesis_more.e_ths_12,
-            None,
-            None,
-            0,
-            0,
+            "Buffer granularity ([003] ch.7, Figs. 7.2–7.3)",
+            CLOSED,
+            NS3,
+            wlan.e_ths_12,
+            (30.0, (10, 30, 70), tuple(wlan.LONG_LIVED_SCHEDULERS)),
+            (8.0, (30,), ("FIFO", "LASACK")),
+            1030,
+            24,
         ),
         # (seconds of arrivals, seconds of drain)
         Experiment(

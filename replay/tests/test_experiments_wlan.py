@@ -1,0 +1,140 @@
+"""The thesis's WLAN experiments (E-THS-9, E-THS-10, E-THS-12): the analytic
+parts by hand, and the --quick runs of the ns-3 scenario where it is built."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from tracelab.replay.experiments import wlan
+from tracelab.replay.experiments.cli import main as experiments_main
+from tracelab.replay.experiments.registry import EXPERIMENTS
+from tracelab.replay.experiments.wlan import (
+    WlanFlow,
+    WlanResult,
+    WlanRun,
+    dcf_single_tcp_mbps,
+    fairness,
+    long_lived_spec,
+    max_queued_packets,
+    ofdm_airtime_us,
+)
+
+
+def test_ofdm_airtimes_by_hand():
+    # 1500-B IP packet + 36 B of MAC: 16 + 8·1536 + 6 = 12 310 bits / 216 per symbol = 57 symbols (228 µs) + 20.
+    assert ofdm_airtime_us(1536, 54) == 248
+    # The 14-B MAC ACK at 24 Mb/s: 134 bits / 96 = 2 symbols.
+    assert ofdm_airtime_us(14, 24) == 28
+    # 52-B TCP ACK + 36: 726 bits / 216 = 4 symbols.
+    assert ofdm_airtime_us(88, 54) == 36
+
+
+def test_dcf_bound_by_hand():
+    access = 34 + 7.5 * 9
+    data = access + 248 + 16 + 28
+    ack = access + 36 + 16 + 28
+    assert dcf_single_tcp_mbps() == pytest.approx(1448 * 8 / (data + ack / 2))
+    assert 23.9 < dcf_single_tcp_mbps() < 24.0 < 27.3
+
+
+def test_at_most_322_5_packets_queue_at_the_ap():
+    assert max_queued_packets() == 5 * 43 + 5 * 43 / 2 == 322.5
+
+
+def test_buffer_specs_in_packets_and_bytes():
+    assert long_lived_spec("FIFO", 30, "packets") == "fifo(capacity=30)"
+    assert long_lived_spec("FIFO", 30, "bytes") == "fifo(capacity=45000, granularity=bytes)"
+    assert long_lived_spec("LARS", 10, "bytes") == "lars(ack=true, capacity=15000, granularity=bytes)"
+
+
+def test_run_arguments_name_the_workload():
+    run = WlanRun("pefd(capacity=30)", 9.0, 2, uploads=5, downloads=5)
+    assert run.args() == [
+        "--qdisc=pefd(capacity=30)",
+        "--duration=9",
+        "--seed=2",
+        "--uploads=5",
+        "--downloads=5",
+        "--start=1",
+    ]
+    mixed = WlanRun("fifo", 100.0, 1, load=10e6, ratio=10, drain=20)
+    assert mixed.args()[-3:] == ["--load=1e+07", "--ratio=10", "--drain=20"]
+    assert "(" not in run.dirname() and "," not in run.dirname()
+
+
+def test_fairness_per_direction():
+    def flow(down, received, arrived, lost):
+        acks = 0 if down else arrived
+        return WlanFlow(
+            down, 0, 1.0, None, received, arrived - acks, acks, lost if down else 0, 0 if down else lost, 0.02, 14480.0
+        )
+
+    r = WlanResult({"end_s": 11.0}, [flow(True, 1_000_000, 100, 10), flow(False, 3_000_000, 40, 1)])
+    f = fairness(r)
+    assert f.down_mbps == pytest.approx(0.8) and f.up_mbps == pytest.approx(2.4)
+    assert f.ratio == pytest.approx(3.0)
+    assert f.loss_down == pytest.approx(0.1) and f.loss_up == pytest.approx(0.025)
+    assert f.window_down == pytest.approx(10.0)
+    starved = WlanResult({"end_s": 11.0}, [flow(True, 0, 5, 5), flow(False, 1000, 1, 0)])
+    assert math.isinf(fairness(starved).ratio)
+
+
+def test_registry_scales_name_known_schedulers():
+    for name in ("E-THS-10", "E-THS-12"):
+        e = EXPERIMENTS[name]
+        for seconds, buffers, schedulers in (e.full, e.quick):
+            assert seconds > 0 and buffers and set(schedulers) <= set(wlan.LONG_LIVED_SCHEDULERS)
+
+
+NS3_SKIP = pytest.mark.skipif(wlan.wlan_binary() is None, reason=f"ns-3 not built: {wlan.WLAN_MISSING}")
+WLAN = ["E-THS-9", "E-THS-10", "E-THS-12"]
+
+
+@pytest.fixture(scope="module")
+def wlan_results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wlan")
+    assert experiments_main(["run", *WLAN, "--quick", "-o", str(out)]) in (0, 1)
+    return {i: json.loads((out / i / "result.json").read_text()) for i in WLAN}
+
+
+def verdict(result, prefix):
+    matching = [c for c in result["checks"] if c["name"].startswith(prefix)]
+    assert matching, f"no check {prefix!r}"
+    return matching[0]["verdict"]
+
+
+@NS3_SKIP
+def test_wlan_results_record_ns3_and_every_check(wlan_results):
+    for r in wlan_results.values():
+        assert r["engine"] == "ns-3" and r["kind"] == "closed loop"
+        assert r["tools"]["ns3"].startswith("3.44")
+        assert r["checks"] and all(c["published"] is not None and c["tolerance"] for c in r["checks"])
+
+
+@NS3_SKIP
+def test_ths9_one_transfer_reaches_the_dcf_bound_without_loss(wlan_results):
+    r = wlan_results["E-THS-9"]
+    for prefix in ("both directions within", "AP backlog ≤ the 43-segment", "nothing lost alone"):
+        assert verdict(r, prefix) == "held", prefix
+    download = float(r["table"]["rows"][0][1])
+    assert 23.9 <= download <= 27.3
+
+
+@NS3_SKIP
+def test_ths10_lossless_buffer_and_fifo_unfair_lasack_fair(wlan_results):
+    r = wlan_results["E-THS-10"]
+    for prefix in ("at most 5·43", "FIFO, 500-packet buffer", "FIFO strongly unfair", "LASACK ≈ perfectly fair"):
+        assert verdict(r, prefix) == "held", prefix
+
+
+@NS3_SKIP
+def test_ths12_analytic_check_and_lasack_insensitive(wlan_results):
+    r = wlan_results["E-THS-12"]
+    assert verdict(r, "5 · (43/2) · 40 B") == "held"
+    assert verdict(r, "LASACK insensitive") == "held"
+    # Byte mode makes FIFO fairer (the uploads' ACKs no longer take full slots).
+    fifo = next(row for row in r["table"]["rows"] if row[1] == "FIFO")
+    packets, bytes_ = (float(x) for x in fifo[2].split(" → "))
+    assert bytes_ < packets
