@@ -11,12 +11,22 @@
 #include <type_traits>
 #include <utility>
 
+#include "basicq.hh"
+#include "chumq.hh"
 #include "chutq.hh"
 #include "efd.hh"
 #include "elements.hh"
 #include "fifo.hh"
+#include "lars.hh"
+#include "las.hh"
+#include "mtq_qtl.hh"
+#include "ncq.hh"
+#include "run2c.hh"
+#include "scfq.hh"
+#include "sift.hh"
 #include "sources.hh"
 #include "spec.hh"
+#include "xprotect.hh"
 
 namespace tracelab::engine {
 
@@ -270,10 +280,11 @@ struct Engine::Impl {
   // ------------------------------------------------------------ events
   //
   // The per-packet functions are templates on the core type. A run whose
-  // nodes all hold one of the cores benchmarked at line rate (FIFO, EFD,
-  // ChuTQ; every core is `final`) calls it directly, so the compiler
-  // inlines enqueue/dequeue/next_ready into the loop; any other run uses
-  // Core = QueueCore and its virtual calls. Both do the same thing.
+  // nodes all hold FIFO, EFD or ChuTQ, and every lean single-node run
+  // (run_lean: any core; every core is `final`), calls the core directly,
+  // so the compiler inlines enqueue/dequeue/next_ready into the loop; any
+  // other run uses Core = QueueCore and its virtual calls. Both do the
+  // same thing.
   // engine_bench efd(capacity=300): 890 -> 769 instructions/packet
   // (76ac93a; docs/performance-history.md, engine step 2).
 
@@ -710,13 +721,32 @@ struct Engine::Impl {
     return true;
   }
 
+  // The lean single-node loop (the benchmark's shape) calls every core
+  // directly (each is `final`), not through QueueCore's virtual functions
+  // and the flow-table size's std::function. engine_bench
+  // instructions/packet: run2c 743 -> 625, las 826 -> 702, lars 980 -> 852,
+  // scfq 827 -> 679 (docs/performance-history.md, engine step 5). Other
+  // runs keep the three cores below: one loop per core and shape costs
+  // compile time for runs that are not per-packet bound.
+  template <class Core, class... Rest>
+  Time run_lean() {
+    if (all_nodes_are<Core>()) return loop_single<Core, true>();
+    if constexpr (sizeof...(Rest) > 0) {
+      return run_lean<Rest...>();
+    } else {
+      return loop_single<QueueCore, true>();
+    }
+  }
+
   RunResult run() {
     if (ran) throw std::logic_error("Engine::run() can be called once");
     ran = true;
     lean = nodes.size() == 1 && sources.size() == 1 && sources[0]->last_node() == 0 && !dumper && !cfg.detail;
     const auto wall0 = std::chrono::steady_clock::now();
     for (size_t i = 0; i < sources.size(); ++i) refill(i);
-    const Time end = all_nodes_are<EfdCore>()    ? run_loop<EfdCore>()
+    const Time end = lean ? run_lean<EfdCore, FifoCore, ChuTQ, Run2cCore, SiftCore, XProtectCore, LasCore, LarsCore,
+                                     ScfqCore, NcqCore, BasiCQ, ChuMQ, MtqQtlQueue>()
+                     : all_nodes_are<EfdCore>()  ? run_loop<EfdCore>()
                      : all_nodes_are<FifoCore>() ? run_loop<FifoCore>()
                      : all_nodes_are<ChuTQ>()    ? run_loop<ChuTQ>()
                                                  : run_loop<QueueCore>();
@@ -837,6 +867,7 @@ struct Engine::Impl {
       r.flow_table_mean = n.table.mean();
       r.flow_table_max = n.table.max();
       r.flow_table_time_at = n.table.time_at_level();
+      if (n.built.flow_table_longest_probe) r.flow_table_longest_probe = n.built.flow_table_longest_probe();
       res.nodes.push_back(std::move(r));
     }
     if (span_s > 0) {

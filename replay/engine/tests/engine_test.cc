@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 
 #include "spec.hh"
 #include "test_pcap.hh"
@@ -214,7 +215,19 @@ TEST(Engine, LeanPathEqualsTheRecordPath) {
            same_quantiles(a.queue_delay, b.queue_delay) && same_quantiles(a.latency, b.latency) &&
            same_quantiles(a.excess, b.excess);
   };
-  for (const char* element : {"efd(capacity=40, th=3000)", "fifo(capacity=50)", "chutq(policy=dcf, capacity=60)"}) {
+  // The lean loop calls each core directly, the record path through
+  // QueueCore's virtual functions except for FIFO, EFD and ChuTQ: every
+  // element of the engine is compared. The first three are checked to
+  // drop, queue, hold packets on the wire and violate budgets at the cut.
+  const char* const elements[] = {
+      "efd(capacity=40, th=3000)", "fifo(capacity=50)",        "chutq(policy=dcf, capacity=60)",
+      "pefd(capacity=40)",         "efdack(capacity=40)",      "run2c(capacity=40, th=3000)",
+      "run2cack(capacity=40)",     "sift(capacity=40, p=0.2)", "xprotect(capacity=40, p_ins=0.2, th=3000)",
+      "las(capacity=40)",          "lasack(capacity=40)",      "lars(capacity=40)",
+      "scfq(capacity=40)",         "ncq(capacity=40)",         "ncqplus(capacity=40)",
+      "basicq(capacity=60)",       "chumq(capacity=60)",       "mtqqtl(capacity=40)"};
+  for (size_t i = 0; i < std::size(elements); ++i) {
+    const char* element = elements[i];
     RunConfig cfg;
     cfg.sources = {"poisson(load=1.3, size=bpareto(1.2,40,1500), flows=50, cls=1, stop=400us)"};
     cfg.nodes = {NodeConfig{element, 10000000000ULL, 3 * us, 20}};
@@ -227,10 +240,13 @@ TEST(Engine, LeanPathEqualsTheRecordPath) {
     cfg.detail = true;
     const RunResult records = run(cfg);
     SCOPED_TRACE(element);
-    ASSERT_GT(lean.dropped, 0u);
-    ASSERT_GT(lean.queued, 0u);
-    ASSERT_GT(lean.in_flight, 0u);
-    ASSERT_GT(lean.overall.violations, 0u);
+    ASSERT_GT(lean.offered, 0u);
+    if (i < 3) {
+      ASSERT_GT(lean.dropped, 0u);
+      ASSERT_GT(lean.queued, 0u);
+      ASSERT_GT(lean.in_flight, 0u);
+      ASSERT_GT(lean.overall.violations, 0u);
+    }
     EXPECT_EQ(lean.offered, records.offered);
     EXPECT_EQ(lean.delivered, records.delivered);
     EXPECT_EQ(lean.dropped, records.dropped);
