@@ -7,6 +7,10 @@ use tracelab_decode::{ip_proto, tcp_flags as F, Addr, PacketMeta, TcpMeta};
 use tracelab_flow::service::{clue, clues, confirm};
 use tracelab_flow::{ConnRecord, List, Service, Tracker, TrackerConfig};
 
+#[path = "../../../test-support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::allocations;
+
 const MS: i64 = 1_000_000;
 const SEC: i64 = 1_000 * MS;
 
@@ -182,4 +186,137 @@ fn list_iterates_by_reference() {
         seen.push(*v);
     }
     assert_eq!(seen, [7, 8, 9]);
+}
+
+/// The timer wheel's count of registrations is exact and bounded by the
+/// open connections. Five one-packet UDP flows register once each at
+/// their inactivity deadline (60 s); an advance past it ends them and
+/// leaves no registration. Then 6,000 TCP connections one after the other
+/// on one 5-tuple, 3 ms apart (S, SA, A, F, FA, A): each new SYN reuses the
+/// closed 5-tuple, which ends the previous connection in `process` and
+/// leaves its registration stale until its second comes, so stale
+/// registrations pile up (333 a second) past `2 * active() + 1024` and
+/// `advance` must compact: after every advance the open connection holds
+/// its live registration (at least `active()`), at most
+/// `2 * active() + 1024` are kept, and some advance drops the count.
+/// Mutants: `Wheel::compact` -> (), `+=` -> `*=` or `-=` on its count,
+/// `-=` -> `+=` on the count in `Wheel::take_due`.
+#[test]
+fn timer_registrations_are_counted_exactly_and_compacted() {
+    let mut t = Tracker::new(TrackerConfig::default());
+    let mut out = Vec::new();
+    for i in 0..5u8 {
+        let p = PacketMeta {
+            ts_ns: i64::from(i) * MS,
+            src: Addr::v4([10, 0, 0, 1]),
+            dst: Addr::v4([10, 0, 0, 2 + i]),
+            ip_proto: ip_proto::UDP,
+            ip_len: 28,
+            sport: 5000,
+            dport: 53,
+            ..Default::default()
+        };
+        t.process(&p, &mut out);
+    }
+    assert_eq!((t.active(), t.timer_registrations()), (5, 5));
+    t.advance(30 * SEC, &mut out);
+    assert_eq!((t.active(), t.timer_registrations()), (5, 5));
+    t.advance(61 * SEC, &mut out);
+    assert_eq!((t.active(), t.timer_registrations(), out.len()), (0, 0, 5));
+
+    let mut t = Tracker::new(TrackerConfig::default());
+    let mut out = Vec::new();
+    let (mut second, mut compacted, mut before) = (0, false, 0);
+    for i in 0..6_000u32 {
+        let (ts, isn) = (i64::from(i) * 3 * MS, i * 100_000);
+        for (k, (from_client, flags, seq, ack)) in [
+            (true, F::SYN, isn, 0),
+            (false, F::SYN | F::ACK, 500, isn + 1),
+            (true, F::ACK, isn + 1, 501),
+            (true, F::FIN | F::ACK, isn + 1, 501),
+            (false, F::FIN | F::ACK, 501, isn + 2),
+            (true, F::ACK, isn + 2, 502),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let at = ts + k as i64 * MS / 2;
+            if at >= (second + 1) * SEC {
+                second += 1;
+                t.advance(second * SEC, &mut out);
+                let (n, active) = (t.timer_registrations(), t.active());
+                assert!(n >= active && n <= 2 * active + 1024, "at {second} s: {n} registrations, {active} open");
+                compacted |= n < before;
+                before = n;
+            }
+            t.process(&bare(at, 1000, from_client, flags, seq, ack), &mut out);
+        }
+    }
+    assert!(compacted, "no advance compacted the wheel");
+    t.finish(&mut out);
+    assert_eq!(out.len(), 6_000);
+    // The server's FIN acks the client's: 'f', no pure 'a'.
+    assert!(out.iter().all(|c| c.history == "ShAFf"), "{:?}", out[0].history);
+}
+
+/// Allocations made while `new` connections open (one SYN each), after
+/// `finished` connections have opened, closed and ended.
+fn allocations_of_syns_after(finished: u16, new: u16) -> usize {
+    let mut t = Tracker::new(TrackerConfig::default());
+    let mut out = Vec::new();
+    let mut packets: Vec<PacketMeta> = (0..finished)
+        .flat_map(|i| {
+            let ts = i64::from(i) * 1_000;
+            [
+                bare(ts, 1024 + i, true, F::SYN, 100, 0),
+                bare(ts + 10 * MS, 1024 + i, false, F::SYN | F::ACK, 500, 101),
+                bare(ts + 20 * MS, 1024 + i, true, F::FIN | F::ACK, 101, 501),
+                bare(ts + 30 * MS, 1024 + i, false, F::FIN | F::ACK, 501, 102),
+                bare(ts + 40 * MS, 1024 + i, true, F::ACK, 102, 502),
+            ]
+        })
+        .collect();
+    packets.sort_by_key(|p| p.ts_ns);
+    for p in &packets {
+        t.process(p, &mut out);
+    }
+    t.advance(30 * SEC, &mut out);
+    assert_eq!((t.active(), out.len()), (0, usize::from(finished)));
+    let syns: Vec<PacketMeta> = (0..new).map(|i| bare(31 * SEC, 30_000 + i, true, F::SYN, 100, 0)).collect();
+    let before = allocations();
+    for p in &syns {
+        t.process(p, &mut out);
+    }
+    allocations() - before
+}
+
+/// A connection that ends gives its TCP state to the next one that opens
+/// (no allocation of it then), and at most 1,024 are kept. Mutants:
+/// `Spares::give` -> (), and `<` -> `==`, `>` or `<=` in its bound.
+#[test]
+fn ended_tcp_states_are_reused_up_to_1024() {
+    let fresh = allocations_of_syns_after(0, 1);
+    let reused = allocations_of_syns_after(1, 1);
+    assert!(reused < fresh, "a SYN after an ended connection: {reused} allocations, on a fresh tracker {fresh}");
+    assert_eq!(allocations_of_syns_after(1025, 1025), allocations_of_syns_after(1024, 1025));
+    assert!(allocations_of_syns_after(1024, 1025) > allocations_of_syns_after(1024, 1024));
+}
+
+/// A TCP packet between 10.0.0.1:`cport` and 10.0.0.2:80, without payload.
+fn bare(ts: i64, cport: u16, from_client: bool, flags: u8, seq: u32, ack: u32) -> PacketMeta {
+    let (c, s) = ((Addr::v4([10, 0, 0, 1]), cport), (Addr::v4([10, 0, 0, 2]), 80));
+    let (src, dst) = if from_client { (c, s) } else { (s, c) };
+    PacketMeta {
+        ts_ns: ts,
+        wire_len: 54,
+        cap_len: 54,
+        src: src.0,
+        dst: dst.0,
+        ip_proto: ip_proto::TCP,
+        ip_len: 40,
+        sport: src.1,
+        dport: dst.1,
+        tcp: TcpMeta { flags, seq, ack, window: 1000, header_len: 20, ..Default::default() },
+        ..Default::default()
+    }
 }
