@@ -1,7 +1,7 @@
 """`tracelab model derive DATASET` on a partitioned profile (`--partition
-hour`): the dataset is read back as the plain profile it was made from
-(tracelab_models.dataset), table for table, and derives the plain profile's
-model. Before, a dataset has no connections.parquet, so derive read its
+hour`): DuckDB reads the dataset as the plain profile it was made from
+(tracelab_models.sqlprofile), table for table and row for row, and derives
+the plain profile's model. Before, a dataset has no connections.parquet, so derive read its
 conn.log as a Zeek log and left out everything conn.log lacks (RTTs,
 trains, warm-ups, pacing, packet sizes)."""
 
@@ -16,6 +16,7 @@ import pytest
 from support import run_tracelab, tcpmix
 from test_rotated_captures import pcap_bytes, read_pcap
 from tracelab_models import dataset
+from tracelab_models.sqlprofile import ProfileDB
 
 OPTIONS = ("--local", "10.0.0.0/8", "--quiet", "--no-progress")
 # 2023-11-14 23:00:00 UTC (tcpmix starts at 22:13:20 that day).
@@ -42,19 +43,24 @@ def profiles(tmp_path_factory) -> tuple[Path, Path]:
     return base / "plain", base / "hourly"
 
 
-def test_the_dataset_reads_back_as_the_plain_profile_table_for_table(profiles, tmp_path):
+def test_the_dataset_reads_as_the_plain_profile_table_for_table(profiles):
     plain, hourly = profiles
     # The partitions, read in order, interleave: the sort by `conn` matters.
     for name in ("connections", "rtt"):
-        conn = dataset.read_folder(hourly / name).column("conn").to_numpy()
+        files = sorted((hourly / name).rglob("*.parquet"))
+        conn = np.concatenate([pq.read_table(f, columns=["conn"]).column("conn").to_numpy() for f in files])
         assert (np.diff(conn) < 0).any(), name
-    dataset.to_profile(hourly, tmp_path)
-    for name, file in dataset.TABLES.items():
-        original = pq.read_table(plain / file)
-        rebuilt = pq.read_table(tmp_path / file)
-        assert rebuilt.num_rows == original.num_rows, name
-        assert rebuilt.equals(original, check_metadata=True), name
-    assert pq.read_table(plain / dataset.TABLES["rtt"]).num_rows > 100
+    with ProfileDB(plain) as original, ProfileDB(hourly) as rebuilt:
+        assert set(rebuilt.tables) == set(original.tables) == set(dataset.TABLES)
+        for name in dataset.TABLES:
+            query = f"SELECT * EXCLUDE (_file, _row) FROM {name} ORDER BY {original.order(name)}"
+            if name == "connections":
+                query = f"SELECT * FROM {name} ORDER BY conn"
+            want = original.con.execute(query).to_arrow_table()
+            got = rebuilt.con.execute(query).to_arrow_table()
+            assert got.num_rows == want.num_rows, name
+            assert got.equals(want), name
+        assert original.scalar("SELECT count(*) FROM rtt") > 100
 
 
 def derive(profile: Path, out: Path) -> dict:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import traceback
 
@@ -22,6 +23,7 @@ from .evaluation import evaluate_holdout
 from .outputs import OutputError, atomic_file, write_text
 from .profile import ProfileError, column, read_table
 from .roles import NORMALISATIONS, RoleModel, aggregate_roles, load_instances
+from .sqlprofile import MEMORY_LIMIT
 
 # The statuses of tracelab.errors (this package may not import tracelab).
 NEGATIVE, INPUT = 1, 3
@@ -187,6 +189,9 @@ def model_main(argv: list[str]) -> int:
     d.add_argument("-o", "--output", required=True, metavar="MODEL_JSON")
     d.add_argument("--max-fit-samples", type=int, default=100_000, metavar="N")
     d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--memory-limit", type=_memory_size, default=MEMORY_LIMIT, metavar="SIZE",
+                   help="DuckDB's memory for the derive, beyond which it spills to a temporary directory "
+                   f"(e.g. 256MB, 4GB; default {MEMORY_LIMIT}); the fits' samples come on top")  # fmt: skip
     d.add_argument("-q", "--quiet", action="store_true", help="no progress bar on stderr")
     v = sub.add_parser("validate", help="check a model file against the schema")
     v.add_argument("model", metavar="MODEL_JSON")
@@ -201,7 +206,7 @@ def model_main(argv: list[str]) -> int:
         if args.cmd == "derive":
             local = [p for item in args.local for p in item.split(",") if p]
             with progress.steps("model derive", workload.DERIVE_STEPS, "read", args.quiet) as step:
-                m = workload.derive_input(args.profile, local, args.max_fit_samples, args.seed, step)
+                m = workload.derive_input(args.profile, local, args.max_fit_samples, args.seed, step, args.memory_limit)
             workload.validate(m, str(args.output))  # save() checks again, but names the temporary file
             with atomic_file(args.output, "workload model") as tmp:
                 workload.save(m, tmp)
@@ -229,6 +234,13 @@ def model_main(argv: list[str]) -> int:
     except OutputError as e:
         return _fail(e.status, e)
     return 0
+
+
+def _memory_size(text: str) -> str:
+    """A size as DuckDB's memory_limit takes it: a number and a unit."""
+    if not re.fullmatch(r"\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)", text.strip()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 512MB or 4GB")
+    return text.strip()
 
 
 def _samples(profile, variable):

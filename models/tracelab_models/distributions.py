@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
+from .columns import as_column
+
 FAMILIES = ("exponential", "lognormal", "weibull", "pareto")
 _PROBS = np.arange(1, 100) / 100
 
@@ -102,17 +104,19 @@ def fit_one(family: str, x: np.ndarray) -> Fit:
 
 
 def fit_all(samples, variable: str, max_samples: int = 100_000, seed: int = 0) -> FitReport:
-    """Fit every family; above ``max_samples`` a seeded uniform subsample is fitted."""
-    x = np.asarray(samples, dtype=float)
-    ok = np.isfinite(x) & (x > 0)
-    x = x[ok]
-    report = FitReport(variable, len(x), int((~ok).sum()))
-    if len(x) < 2 or np.all(x == x[0]):
-        report.reason = f"not fitted: {len(x)} positive sample(s){' all equal' if len(x) >= 2 else ''}"
+    """Fit every family; above ``max_samples`` a seeded uniform subsample is fitted.
+    ``samples``: an array, or a column (columns.py) that need not fit in memory."""
+    column = as_column(samples)
+    kept = column.finite().positive()
+    report = FitReport(variable, len(kept), len(column) - len(kept))
+    if len(kept) < 2 or kept.all_equal():
+        report.reason = f"not fitted: {len(kept)} positive sample(s){' all equal' if len(kept) >= 2 else ''}"
         return report
-    if len(x) > max_samples:
-        x = np.random.default_rng(seed).choice(x, max_samples, replace=False)
+    if len(kept) > max_samples:
+        x = kept.subsample(max_samples, seed)
         report.n = max_samples
+    else:
+        x = kept.values()
     report.fits = [fit_one(f, x) for f in FAMILIES]
     ranked = sorted(report.fits, key=lambda f: (f.ks_d, f.qq_log10_rms))
     report.best = ranked[0].family
@@ -246,20 +250,21 @@ def _n_params(family: str) -> int:
     return 3 * int(family[-1]) - 1 if family.startswith("lognormal_mix") else _N_PARAMS[family]
 
 
-def empirical_table(x: np.ndarray, integer: bool = False) -> dict:
+def empirical_table(x, integer: bool = False) -> dict:
     """256 quantiles of the body plus the exact top TABLE_TAIL values (all values when
-    the sample is small), so the mean and the top percentiles of a heavy tail come back."""
-    x = np.sort(np.asarray(x, dtype=float))
-    n = len(x)
+    the sample is small), so the mean and the top percentiles of a heavy tail come back.
+    ``x``: an array or a column (columns.py)."""
+    column = as_column(x)
+    n = len(column)
     if n <= TABLE_QUANTILES + TABLE_TAIL:
-        return {"n": n, "p": [], "v": [], "tail": x.tolist(), "integer": integer}
+        return {"n": n, "p": [], "v": [], "tail": column.sorted().tolist(), "integer": integer}
     top = 1.0 - TABLE_TAIL / n
     p = np.linspace(0.0, top, TABLE_QUANTILES)
     return {
         "n": n,
         "p": p.tolist(),
-        "v": np.quantile(x, p, method="inverted_cdf" if integer else "linear").tolist(),
-        "tail": x[-TABLE_TAIL:].tolist(),
+        "v": column.quantiles(p, method="inverted_cdf" if integer else "linear").tolist(),
+        "tail": column.largest(TABLE_TAIL).tolist(),
         "integer": integer,
     }
 
@@ -305,9 +310,9 @@ def fit_model(
     """Model selection for one variable (see above). Returns the JSON report:
     `n`, `zero_fraction`, `mean`, `candidates` (family, params, log_likelihood, aic,
     ks_d, ks_p, gof_passed), `aic_best`, `chosen` (a family or "empirical"), `gof`
-    (the chosen fit's test), `reason`, and `table` when the empirical table is used."""
-    x = np.asarray(samples, dtype=float)
-    x = x[np.isfinite(x)]
+    (the chosen fit's test), `reason`, and `table` when the empirical table is used.
+    ``samples``: an array, or a column (columns.py) that need not fit in memory."""
+    x = as_column(samples).finite()
     n = len(x)
     rep = {
         "variable": variable,
@@ -326,22 +331,20 @@ def fit_model(
         rep["reason"] = "no samples"
         rep["table"] = empirical_table(x, integer)
         return rep
-    if not families or (x < 0).any():
+    if not families or x.any_negative():
         rep["reason"] = ("negative values: no family has this support" if families else "no family fitted") + (
             "; empirical table"
         )
         rep["table"] = empirical_table(x, integer)
         return rep
-    pos = x[x > 0]
+    pos = x.positive()
     rep["zero_fraction"] = float(1 - len(pos) / n)
-    if len(pos) < MIN_FIT_SAMPLES or np.all(pos == pos[0]):
-        rep["reason"] = f"{len(pos)} positive sample(s){' all equal' if len(pos) and np.all(pos == pos[0]) else ''}: "
+    if len(pos) < MIN_FIT_SAMPLES or pos.all_equal():
+        rep["reason"] = f"{len(pos)} positive sample(s){' all equal' if len(pos) and pos.all_equal() else ''}: "
         rep["reason"] += "empirical table"
         rep["table"] = empirical_table(pos, integer)
         return rep
-    fx = pos
-    if len(fx) > max_samples:
-        fx = np.random.default_rng(seed).choice(fx, max_samples, replace=False)
+    fx = pos.subsample(max_samples, seed) if len(pos) > max_samples else pos.values()
     for family in CANDIDATES:
         try:
             with np.errstate(all="ignore"):

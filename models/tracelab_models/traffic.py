@@ -31,16 +31,12 @@ protocols are counted only:
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 from scipy import stats
 
 from . import schema as S
+from .columns import STREAM_BLOCK, pairwise_sum
 from .distributions import fit_model
-from .profile import column, read_table, sample_connections
 
 SCOPES = (S.SCOPE_INTRANET, S.SCOPE_INTERNET)
 PROTOS = ("tcp", "udp")
@@ -64,37 +60,122 @@ DEFAULT_MSS = 1460
 REMOTE_NET = "198.18.0.0/15"  # where the synthesizer puts remote hosts (RFC 2544 benchmarking)
 
 REQUIRED = (S.TS, S.PROTO, S.SCOPE, S.ORIG_BYTES, S.RESP_BYTES, S.ORIG_H, S.RESP_H, S.RESP_P)
-COLUMNS = (S.TS, S.PROTO, S.SCOPE, S.ORIG_BYTES, S.RESP_BYTES, S.DURATION, S.CONN_STATE, S.ORIG_PKTS, S.RESP_PKTS,
-           S.ORIG_H, S.RESP_H, S.RESP_P, S.LOCAL_ORIG, S.LOCAL_RESP, "orig_trains", "resp_trains",
-           "rtt_syn_synack_s", "rtt_synack_ack_s", "rtt_data_ack_orig_median_s", "rtt_data_ack_resp_median_s",
-           "orig_distinct_data_pkts", "resp_distinct_data_pkts", "orig_pacing_per_pkt_s",
-           "resp_pacing_per_pkt_s")  # fmt: skip
-
-
-def _strings(table, name):
-    return np.array(table.column(name).fill_null("").to_pylist(), dtype=object)
-
-
-def _bools(table, name):
-    return np.array(table.column(name).fill_null(False).to_pylist(), dtype=bool)
-
 
 EMPIRICAL_COPULA_MAX = 256  # groups up to this size keep their rows' ranks (the empirical copula)
 TAIL_ROWS = 32  # larger groups keep their largest connections' rows whole
 
 
-def copula(data: dict[str, np.ndarray]) -> dict:
+def _strings(values) -> str:
+    return ", ".join("'" + v + "'" for v in values)
+
+
+def _rows_view(db) -> None:
+    """`traffic_rows`: each connection's variables as the model reads them (a column
+    an older or partial profile lacks is unknown: null, then its fill)."""
+
+    def num(name, fill="'NaN'::DOUBLE"):
+        return (
+            f'coalesce(CAST("{name}" AS DOUBLE), {fill})' if db.has("connections", name) else f"CAST({fill} AS DOUBLE)"
+        )
+
+    def text(name):
+        return f"coalesce(\"{name}\", '')" if db.has("connections", name) else "''"
+
+    def flag(name, otherwise):
+        # Without local_orig/local_resp: intranet = both local, internet = a local originator.
+        return f'coalesce("{name}", {otherwise})' if db.has("connections", name) else otherwise
+
+    mapped = "CASE state " + " ".join(f"WHEN '{a}' THEN '{b}'" for a, b in TCP_STATE_MAP.items()) + " ELSE state END"
+    db.con.execute(f"""
+        CREATE OR REPLACE TEMP VIEW traffic_base AS SELECT
+            conn, {text(S.PROTO)} AS proto, {text(S.SCOPE)} AS scope, {text(S.CONN_STATE)} AS state,
+            {num(S.ORIG_BYTES, "0.0")} AS ob, {num(S.RESP_BYTES, "0.0")} AS rb,
+            {num(S.DURATION, "0.0")} AS duration_s,
+            {num("orig_trains", "0.0")} + {num("resp_trains", "0.0")} AS trains,
+            {num("rtt_syn_synack_s")} AS rtt_syn_synack_s, {num("rtt_synack_ack_s")} AS rtt_synack_ack_s,
+            {num(S.ORIG_PKTS, "0.0")} AS orig_pkts, {num(S.RESP_PKTS, "0.0")} AS resp_pkts,
+            {text(S.ORIG_H)} AS orig_h, {text(S.RESP_H)} AS resp_h,
+            CAST(trunc({num(S.RESP_P, "0.0")}) AS BIGINT) AS port, {text("service")} AS service,
+            {flag(S.LOCAL_ORIG, f"coalesce({text(S.SCOPE)} IN ({_strings(SCOPES)}), false)")} AS local_o,
+            {flag(S.LOCAL_RESP, f"{text(S.SCOPE)} = '{S.SCOPE_INTRANET}'")} AS local_r,
+            {num(S.TS)} AS ts,
+            {num("orig_distinct_data_pkts", "0.0")} AS orig_data_pkts,
+            {num("resp_distinct_data_pkts", "0.0")} AS resp_data_pkts,
+            {num("orig_pacing_per_pkt_s")} AS orig_pacing, {num("resp_pacing_per_pkt_s")} AS resp_pacing,
+            {num("rtt_data_ack_orig_median_s")} AS orig_rtt_data_ack,
+            {num("rtt_data_ack_resp_median_s")} AS resp_rtt_data_ack
+        FROM connections""")  # fmt: skip
+    db.con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE traffic_rows AS SELECT *,
+            ob + rb AS total_bytes,
+            CASE WHEN ob + rb > 0 THEN ob / (ob + rb) ELSE 'NaN'::DOUBLE END AS orig_fraction,
+            -- The detected service first; the port stand-in only where nothing was detected.
+            CASE WHEN service IN ('', '-') THEN proto || '/' || CAST(port AS VARCHAR) ELSE service END AS svc,
+            CASE WHEN proto = 'tcp' THEN
+                (CASE WHEN ({mapped}) IN ({_strings(TCP_STATES)}) THEN ({mapped}) ELSE 'SF' END)
+                ELSE (CASE WHEN resp_pkts > 0 THEN 'SF' ELSE 'S0' END) END AS grp,
+            state IN ('SF', 'S1', 'RSTO', 'RSTR', 'S2', 'S3') AS answered
+        FROM traffic_base""")  # fmt: skip
+
+
+def _column(db, expr: str, where: str):
+    return db.column(f"SELECT {expr} AS v, conn FROM traffic_rows WHERE {where}", "conn")
+
+
+def _count_by(db, key: str, where: str) -> dict:
+    return dict(sorted(db.rows(f"SELECT {key}, count(*) FROM traffic_rows WHERE {where} GROUP BY ALL")))
+
+
+def normal_score_correlation(db, names: list[str], where: str, rows: int) -> np.ndarray:
+    """The correlation of the variables' normal scores, norm.ppf(rank / (rows + 1))
+    with ties at their average rank, over the group's rows where all are known:
+    the covariance is the pairwise (numpy) sum of the products of the centred
+    scores in row order over rows - 1, streamed twice (means, then products)."""
+    known = " AND ".join(f"isfinite({v})" for v in names)
+    ranks = ", ".join(
+        f"rank() OVER (ORDER BY {v}) + (count(*) OVER (PARTITION BY {v}) - 1) / 2.0 AS r{j}"
+        for j, v in enumerate(names)
+    )
+    query = f"SELECT {ranks}, conn FROM traffic_rows WHERE {where} AND {known} ORDER BY conn"
+    k = len(names)
+
+    def scores(centre=None):
+        reader = db.con.execute(query).to_arrow_reader(STREAM_BLOCK)
+        for batch in reader:
+            if not batch.num_rows:
+                continue
+            r = np.vstack([batch.column(j).to_numpy().astype(np.float64) for j in range(k)])
+            z = stats.norm.ppf(r / (rows + 1))
+            if centre is None:
+                yield z
+            else:
+                z = z - centre[:, None]
+                yield np.vstack([z[j] * z[i] for j in range(k) for i in range(j, k)])
+
+    means = pairwise_sum(rows, scores(), k) / rows
+    products = pairwise_sum(rows, scores(means), k * (k + 1) // 2)
+    cov = np.zeros((k, k))
+    cov[np.triu_indices(k)] = products
+    cov = np.triu(cov) + np.triu(cov, 1).T
+    cov *= np.true_divide(1, rows - 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sd = np.sqrt(np.diag(cov))
+        c = cov / sd[:, None]
+        c /= sd[None, :]
+    return np.clip(c, -1, 1)
+
+
+def copula(db, names: list[str], where: str, n: int) -> dict:
     """How a group's variables go together. Up to EMPIRICAL_COPULA_MAX rows: the
     empirical copula, each row's pseudo-observations (rank - 1/2) / n per variable
     (null where unknown), which with the margins' tables gives back the rows. Above:
     a Gaussian copula, the correlation of the variables' normal scores over the rows
     where all are known (identity with fewer than 3), made positive definite, and
     the TAIL_ROWS largest connections' rows whole."""
-    names = list(data)
     k = len(names)
-    x = np.column_stack([data[v] for v in names]) if names else np.zeros((0, 0))
-    n = len(x)
     if 0 < n <= EMPIRICAL_COPULA_MAX:
+        x = np.array(db.rows(f"SELECT {', '.join(names)} FROM traffic_rows WHERE {where} ORDER BY conn"), dtype=float)
+        x = x.reshape(n, k)
         u = np.full((n, k), np.nan)
         for j in range(k):
             ok = np.isfinite(x[:, j])
@@ -102,32 +183,36 @@ def copula(data: dict[str, np.ndarray]) -> dict:
                 u[ok, j] = (stats.rankdata(x[ok, j]) - 0.5) / ok.sum()
         rows = [[None if not np.isfinite(v) else round(float(v), 6) for v in row] for row in u]
         return {"kind": "empirical", "variables": names, "correlation": np.eye(k).tolist(), "rows": n, "u": rows}
-    ok = np.isfinite(x).all(axis=1) if names else np.zeros(0, dtype=bool)
+    known = " AND ".join(f"isfinite({v})" for v in names) or "false"
+    m = int(db.scalar(f"SELECT count(*) FROM traffic_rows WHERE {where} AND {known}"))
     corr = np.eye(k)
-    if ok.sum() >= 3 and k > 1:
-        z = np.column_stack([stats.norm.ppf(stats.rankdata(x[ok, j]) / (ok.sum() + 1)) for j in range(k)])
-        with np.errstate(invalid="ignore", divide="ignore"):
-            c = np.corrcoef(z, rowvar=False)
+    if m >= 3 and k > 1:
+        c = normal_score_correlation(db, names, where, m)
         c = np.where(np.isfinite(c), c, 0.0)
         np.fill_diagonal(c, 1.0)
         w, v = np.linalg.eigh(c)
         c = (v * np.maximum(w, 1e-6)) @ v.T
         d = np.sqrt(np.diag(c))
         corr = c / np.outer(d, d)
-    out = {"kind": "gaussian", "variables": names, "correlation": np.round(corr, 6).tolist(), "rows": int(ok.sum())}
-    if "total_bytes" in data:
+    out = {"kind": "gaussian", "variables": names, "correlation": np.round(corr, 6).tolist(), "rows": m}
+    if "total_bytes" in names:
         # The largest connections whole: which way their bytes go decides the byte shares.
-        top = np.argsort(data["total_bytes"], kind="stable")[-TAIL_ROWS:]
-        out["tail_rows"] = {v: [None if not np.isfinite(x) else float(x) for x in data[v][top]] for v in names}
+        top = db.rows(
+            f"SELECT {', '.join(names)} FROM traffic_rows WHERE {where} "
+            f"ORDER BY total_bytes DESC, conn DESC LIMIT {TAIL_ROWS}"
+        )[::-1]
+        out["tail_rows"] = {
+            v: [None if x is None or not np.isfinite(x) else float(x) for x in (row[j] for row in top)]
+            for j, v in enumerate(names)
+        }
     return out
 
 
-def _group_entry(proto, group, cols, sel, seed):
-    names = GROUP_VARIABLES[proto, group]
-    data = {k: cols[k][sel] for k in names}
+def _group_entry(db, proto, group, where, seed):
+    names = list(GROUP_VARIABLES[proto, group])
     variables = {
         k: fit_model(
-            data[k],
+            _column(db, k, where),
             k,
             integer=k in INTEGER,
             seed=seed,
@@ -137,148 +222,119 @@ def _group_entry(proto, group, cols, sel, seed):
     }
     for k in TABLE_ONLY & set(names):
         variables[k]["reason"] = "a fraction in [0, 1] (masses at 0 and 1): " + variables[k]["reason"]
-    return {"connections": int(sel.sum()), "variables": variables, "copula": copula(data)}
+    n = int(db.scalar(f"SELECT count(*) FROM traffic_rows WHERE {where}"))
+    return {"connections": n, "variables": variables, "copula": copula(db, names, where, n)}
 
 
-def _mss(bytes_, pkts) -> int:
-    ok = (pkts >= 3) & np.isfinite(bytes_)
-    if not ok.any():
+def _mss(db, side: str, where: str) -> int:
+    per_packet = _column(db, f"ceil({side[0]}b / {side}_data_pkts)",
+                         f"{where} AND {side}_data_pkts >= 3 AND isfinite({side[0]}b)")  # fmt: skip
+    if not len(per_packet):
         return DEFAULT_MSS
-    return int(max(1, round(float(np.quantile(np.ceil(bytes_[ok] / pkts[ok]), 0.95)))))
+    return int(max(1, round(float(per_packet.quantiles(0.95)))))
 
 
-def _host_rows(ids, keys, key_of_conn, host_of_conn, mask):
-    """Unique count vectors (connections per key) of the hosts, with multiplicities."""
-    uniq, inv = np.unique(host_of_conn[mask], return_inverse=True)
-    counts = np.zeros((len(uniq), len(keys)), dtype=np.int64)
-    np.add.at(counts, (inv, key_of_conn[mask]), 1)
-    if len(uniq) == 0:
+def _samples(db, table: str, value: str, where: str, side: str):
+    """The `value` of the samples of one side of the selected connections, in the table's order."""
+    if not db.has(table) or not db.scalar(f"SELECT count(*) > 0 FROM {table}"):
+        return np.zeros(0)
+    return db.column(
+        f"SELECT coalesce(CAST(s.\"{value}\" AS DOUBLE), 'NaN'::DOUBLE) AS v, s.conn, s._file, s._row "
+        f"FROM {table} s JOIN traffic_rows USING (conn) WHERE s.side = '{side}' AND {where}",
+        db.order(table),
+    )
+
+
+def _host_rows(db, keys: list[str], edges: str) -> dict:
+    """Unique count vectors (connections per key) of the hosts, with multiplicities;
+    `edges` gives (h, key) per connection end."""
+    if not keys:
         return {"keys": keys, "rows": [], "multiplicity": [], "hosts": 0}
-    rows, mult = np.unique(counts, axis=0, return_counts=True)
-    if len(rows) > MAX_HOST_ROWS:  # coarsen to 2 significant digits (keeps 0 and 1..99 exact)
-        mag = np.where(counts >= 100, 10 ** (np.floor(np.log10(np.maximum(counts, 1))) - 1), 1)
-        coarse = (np.round(counts / mag) * mag).astype(np.int64)
-        rows, mult = np.unique(coarse, axis=0, return_counts=True)
-    order = np.lexsort(rows.T[::-1])[::-1]
-    return {"keys": keys, "rows": rows[order].tolist(), "multiplicity": mult[order].tolist(), "hosts": len(uniq)}
+    counts = ", ".join(f"count(*) FILTER (WHERE key = '{k}') AS c{i}" for i, k in enumerate(keys))
+    per_host = f"SELECT {counts} FROM ({edges}) GROUP BY h"
+    hosts = int(db.scalar(f"SELECT count(DISTINCT h) FROM ({edges})"))
+    if hosts == 0:
+        return {"keys": keys, "rows": [], "multiplicity": [], "hosts": 0}
+    unique = f"SELECT *, count(*) AS multiplicity FROM ({per_host}) GROUP BY ALL"
+    distinct = int(db.scalar(f"SELECT count(*) FROM ({unique})"))
+    rows: dict[tuple, int] = {}
+    reader = db.con.execute(unique).to_arrow_reader(STREAM_BLOCK)
+    for batch in reader:
+        counts_ = np.column_stack([batch.column(i).to_numpy().astype(np.int64) for i in range(len(keys))])
+        mult = batch.column(len(keys)).to_numpy().astype(np.int64)
+        if distinct > MAX_HOST_ROWS:  # coarsen to 2 significant digits (keeps 0 and 1..99 exact)
+            mag = np.where(counts_ >= 100, 10 ** (np.floor(np.log10(np.maximum(counts_, 1))) - 1), 1)
+            counts_ = (np.round(counts_ / mag) * mag).astype(np.int64)
+        for row, m in zip(map(tuple, counts_.tolist()), mult.tolist(), strict=True):
+            rows[row] = rows.get(row, 0) + m
+    order = sorted(rows, reverse=True)
+    return {"keys": keys, "rows": [list(r) for r in order], "multiplicity": [rows[r] for r in order], "hosts": hosts}
 
 
-def derive_traffic(profile_dir, summary: dict, seed: int = 0) -> dict:
-    read_table(profile_dir, S.CONNECTIONS, REQUIRED)  # names the missing required columns
-    conns = read_table(profile_dir, S.CONNECTIONS)
-    have = set(conns.column_names)
-    n = conns.num_rows
-    # Columns an older or partial profile lacks are unknown (null) here.
-    conns = conns.select([c for c in COLUMNS if c in have])
-    for c in COLUMNS:
-        if c not in have:
-            kind = {S.LOCAL_ORIG: pa.bool_(), S.LOCAL_RESP: pa.bool_(), S.CONN_STATE: pa.string()}.get(c, pa.float64())
-            conns = conns.append_column(c, pa.nulls(n, kind))
-    if "service" in have:
-        conns = conns.append_column("service", read_table(profile_dir, S.CONNECTIONS, ["service"]).column("service"))
-    proto = _strings(conns, S.PROTO)
-    scope = _strings(conns, S.SCOPE)
-    state = _strings(conns, S.CONN_STATE)
-    ob = column(conns, S.ORIG_BYTES, 0.0)
-    rb = column(conns, S.RESP_BYTES, 0.0)
-    tot = ob + rb
-    dur = column(conns, S.DURATION, 0.0)
-    cols = {
-        "total_bytes": tot,
-        "orig_fraction": np.where(tot > 0, ob / np.where(tot > 0, tot, 1), np.nan),
-        "duration_s": dur,
-        "trains": column(conns, "orig_trains", 0.0) + column(conns, "resp_trains", 0.0),
-        "rtt_syn_synack_s": column(conns, "rtt_syn_synack_s"),
-        "rtt_synack_ack_s": column(conns, "rtt_synack_ack_s"),
-        "orig_pkts": column(conns, S.ORIG_PKTS, 0.0),
-        "resp_pkts": column(conns, S.RESP_PKTS, 0.0),
-    }
-    # Without local_orig/local_resp: intranet = both local, internet = a local originator.
-    local_o = np.where(pc.is_null(conns.column(S.LOCAL_ORIG)).to_numpy(zero_copy_only=False),
-                       np.isin(scope, SCOPES), _bools(conns, S.LOCAL_ORIG))  # fmt: skip
-    local_r = np.where(pc.is_null(conns.column(S.LOCAL_RESP)).to_numpy(zero_copy_only=False),
-                       scope == S.SCOPE_INTRANET, _bools(conns, S.LOCAL_RESP))  # fmt: skip
-    if "service" in have:
-        svc = _strings(conns, "service")
-    else:
-        svc = np.full(n, "", dtype=object)
-    port = column(conns, S.RESP_P, 0.0).astype(np.int64)
-    # Detected service first; the port stand-in only where nothing was detected.
-    svc = np.where(np.isin(svc, ["", "-"]), np.char.add(np.char.add(proto.astype(str), "/"), port.astype(str)), svc)
-    ts = np.sort(column(conns, S.TS))
-    ts = ts[np.isfinite(ts)]
-    duration = float((summary.get("trace") or {}).get("duration_s") or (ts[-1] - ts[0] if len(ts) > 1 else 0.0))
-
-    # Per-side samples (warm-ups, train sizes) by connection row.
-    warm = read_table(profile_dir, S.WARMUPS, [S.CONN, S.SIDE, S.WARMUP_S], required=False)
-    trains = read_table(profile_dir, S.TRAINS, [S.CONN, S.SIDE, S.SIZE_PKTS], required=False)
-
-    def samples(table, name, value, sel_conn, side):
-        if table is None or table.num_rows == 0:
-            return np.zeros(0)
-        c = sample_connections(table, n, f"{profile_dir}/{name}")
-        sides = np.array(table.column(S.SIDE).to_pylist(), dtype=object)
-        return column(table, value)[sel_conn[c] & (sides == side)]
+def derive_traffic(db, summary: dict, seed: int = 0) -> dict:
+    """The traffic section of the profile `db` (sqlprofile.ProfileDB)."""
+    db.require("connections", REQUIRED)
+    _rows_view(db)
+    n = int(db.scalar("SELECT count(*) FROM connections"))
+    times, first, last = db.row("SELECT count(*), min(ts), max(ts) FROM traffic_rows WHERE isfinite(ts)")
+    span = float(last - first) if times > 1 else 0.0
+    duration = float((summary.get("trace") or {}).get("duration_s") or span)
+    db.check_sample_conns("warmups", (S.CONN, S.SIDE, S.WARMUP_S), n)
+    db.check_sample_conns("trains", (S.CONN, S.SIDE, S.SIZE_PKTS), n)
 
     classes = {}
     for sc in SCOPES:
         for pr in PROTOS:
-            sel = (scope == sc) & (proto == pr)
-            if not sel.any():
+            sel = f"scope = '{sc}' AND proto = '{pr}'"
+            count = int(db.scalar(f"SELECT count(*) FROM traffic_rows WHERE {sel}"))
+            if not count:
                 continue
-            st = state[sel]
-            if pr == "tcp":
-                group = np.array([TCP_STATE_MAP.get(s, s) for s in state], dtype=object)
-                group = np.where(np.isin(group, TCP_STATES), group, "SF")
-                synth_state = group[sel]
-            else:
-                group = np.where(cols["resp_pkts"] > 0, "SF", "S0").astype(object)
-                synth_state = group[sel]
-            sv = Counter(svc[sel].tolist())
-            top = sorted(sv.items(), key=lambda kv: (-kv[1], kv[0]))
-            services = []
-            for name, count in top[:TOP_SERVICES]:
-                ports = port[sel & (svc == name)]
-                services.append({"service": name, "port": int(np.bincount(ports).argmax()), "connections": count})
+            top = sorted(_count_by(db, "svc", sel).items(), key=lambda kv: (-kv[1], kv[0]))
+            ports = {}
+            if top:
+                names = _strings(name.replace("'", "''") for name, _ in top[:TOP_SERVICES])
+                for name, port, c in db.rows(
+                    f"SELECT svc, port, count(*) FROM traffic_rows WHERE {sel} AND svc IN ({names}) GROUP BY ALL"
+                ):
+                    best = ports.get(name)
+                    if best is None or (c, -port) > (best[1], -best[0]):
+                        ports[name] = (port, c)
+            services = [
+                {"service": name, "port": int(ports[name][0]), "connections": c} for name, c in top[:TOP_SERVICES]
+            ]
+            groups = sorted(_count_by(db, "grp", sel))
             entry = {
                 "scope": sc,
                 "proto": pr,
-                "connections": int(sel.sum()),
-                "orig_local": int((sel & local_o).sum()),
-                "bytes": {"orig": float(ob[sel].sum()), "resp": float(rb[sel].sum())},
+                "connections": count,
+                "orig_local": int(db.scalar(f"SELECT count(*) FROM traffic_rows WHERE {sel} AND local_o")),
+                "bytes": {"orig": _column(db, "ob", sel).total(), "resp": _column(db, "rb", sel).total()},
                 "services": services,
                 "other_services": {
                     "connections": int(sum(c for _, c in top[TOP_SERVICES:])),
                     "services": len(top) - min(len(top), TOP_SERVICES),
                 },
-                "states": dict(sorted(Counter(st.tolist()).items())),
-                "synth_states": dict(sorted(Counter(synth_state.tolist()).items())),
-                "groups": {
-                    g: _group_entry(pr, g, cols, sel & (group == g), seed) for g in sorted(set(group[sel].tolist()))
-                },
+                "states": _count_by(db, "state", sel),
+                "synth_states": _count_by(db, "grp", sel),
+                "groups": {g: _group_entry(db, pr, g, f"{sel} AND grp = '{g}'", seed) for g in groups},
             }
             if pr == "tcp":
-                est = sel & np.isin(group, ["SF", "S1", "RSTO", "RSTR", "OTH"])
-                entry["mss"] = {
-                    side: _mss(
-                        (ob if side == "orig" else rb)[est], column(conns, f"{side}_distinct_data_pkts", 0.0)[est]
-                    )
-                    for side in S.SIDES
-                }
+                est = f"{sel} AND grp IN ('SF', 'S1', 'RSTO', 'RSTR', 'OTH')"
+                entry["mss"] = {side: _mss(db, side, est) for side in S.SIDES}
                 entry["sides"] = {
                     side: {
-                        "warmup_s": fit_model(samples(warm, S.WARMUPS, S.WARMUP_S, sel, side), "warmup_s", seed=seed),
+                        "warmup_s": fit_model(_samples(db, "warmups", S.WARMUP_S, sel, side), "warmup_s", seed=seed),
                         "train_size_pkts": fit_model(
-                            samples(trains, S.TRAINS, S.SIZE_PKTS, sel, side),
+                            _samples(db, "trains", S.SIZE_PKTS, sel, side),
                             "train_size_pkts",
                             integer=True,
                             seed=seed,
                         ),
                         "pacing_per_pkt_s": fit_model(
-                            column(conns, f"{side}_pacing_per_pkt_s")[sel], "pacing_per_pkt_s", seed=seed
+                            _column(db, f"{side}_pacing", sel), "pacing_per_pkt_s", seed=seed
                         ),
                         "rtt_data_ack_s": fit_model(
-                            column(conns, f"rtt_data_ack_{side}_median_s")[sel], "rtt_data_ack_s", seed=seed
+                            _column(db, f"{side}_rtt_data_ack", sel), "rtt_data_ack_s", seed=seed
                         ),
                     }
                     for side in S.SIDES
@@ -286,56 +342,57 @@ def derive_traffic(profile_dir, summary: dict, seed: int = 0) -> dict:
             classes[f"{sc}/{pr}"] = entry
 
     # Hosts: connection counts per (class, role), local and remote apart.
-    cls_sel = np.isin(scope, SCOPES) & np.isin(proto, PROTOS)
-    answered = np.isin(state, ["SF", "S1", "RSTO", "RSTR", "S2", "S3"])
-    role_r = np.where(proto == "udp", "resp", np.where(answered, "resp_answered", "resp_unanswered"))
-    o_key = np.char.add(np.char.add(scope.astype(str), "/"), np.char.add(proto.astype(str), "/orig"))
-    r_key = np.char.add(np.char.add(scope.astype(str), "/"), np.char.add(proto.astype(str), "/"))
-    r_key = np.char.add(r_key, role_r.astype(str))
-    orig_h = _strings(conns, S.ORIG_H)
-    resp_h = _strings(conns, S.RESP_H)
+    cls_sel = f"scope IN ({_strings(SCOPES)}) AND proto IN ({_strings(PROTOS)})"
+    role_r = "CASE WHEN proto = 'udp' THEN 'resp' WHEN answered THEN 'resp_answered' ELSE 'resp_unanswered' END"
+    o_key = "scope || '/' || proto || '/orig'"
+    r_key = f"scope || '/' || proto || '/' || ({role_r})"
     # Servers as hosts.parquet marks them (accepted TCP, or answered UDP on one
     # port to several peers: docs/analyzer.md), so the model's count is the one
     # a profile of the synthetic trace reports; without the table, accepted TCP.
-    host_table = read_table(profile_dir, S.HOSTS, [S.HOST, S.SERVER], required=False)
-    if host_table is not None:
-        t = host_table.to_pydict()
-        marked = {h for h, srv in zip(t[S.HOST], t[S.SERVER], strict=True) if srv}
-        is_server = np.isin(resp_h, sorted(marked))
+    if db.has("hosts"):
+        db.require("hosts", (S.HOST, S.SERVER))
+        is_server = f'resp_h IN (SELECT "{S.HOST}" FROM hosts WHERE "{S.SERVER}")'
     else:
-        is_server = (proto == "tcp") & answered
+        is_server = "proto = 'tcp' AND answered"
     hosts = {}
-    for where, lo, lr in (("local", local_o, local_r), ("remote", ~local_o, ~local_r)):
-        keys = sorted(set(o_key[cls_sel & lo].tolist()) | set(r_key[cls_sel & lr].tolist()))
-        index = {k: i for i, k in enumerate(keys)}
-        mo, mr = cls_sel & lo, cls_sel & lr
-        key_all = np.concatenate([[index[k] for k in o_key[mo]], [index[k] for k in r_key[mr]]]).astype(np.int64)
-        host_all = np.concatenate([orig_h[mo], resp_h[mr]])
-        table = _host_rows(None, keys, key_all, host_all, np.ones(len(host_all), dtype=bool))
-        clients = {h for h in orig_h[mo]}
-        servers = {h for h in resp_h[mr & is_server]}
-        table["clients"] = len(clients)
-        table["servers"] = len(servers)
+    for where, lo, lr in (("local", "local_o", "local_r"), ("remote", "NOT local_o", "NOT local_r")):
+        mo, mr = f"{cls_sel} AND {lo}", f"{cls_sel} AND {lr}"
+        edges = (f"SELECT orig_h AS h, {o_key} AS key FROM traffic_rows WHERE {mo} "
+                 f"UNION ALL SELECT resp_h AS h, {r_key} AS key FROM traffic_rows WHERE {mr}")  # fmt: skip
+        keys = sorted(k for (k,) in db.rows(f"SELECT DISTINCT key FROM ({edges})"))
+        table = _host_rows(db, keys, edges)
+        table["clients"] = int(db.scalar(f"SELECT count(DISTINCT orig_h) FROM traffic_rows WHERE {mo}"))
+        table["servers"] = int(db.scalar(f"SELECT count(DISTINCT resp_h) FROM traffic_rows WHERE {mr} AND {is_server}"))
         hosts[where] = table
 
-    by_proto = Counter(proto.tolist())
+    by_proto = _count_by(db, "proto", "true")
+    by_scope = _count_by(db, "scope", "true")
     return {
         "duration_s": duration,
         "local": list((summary.get("config") or {}).get("local") or []),
         "remote_net": REMOTE_NET,
-        "connections": int(n),
+        "connections": n,
         "by_proto": {
             "tcp": by_proto.get("tcp", 0),
             "udp": by_proto.get("udp", 0),
             "icmp": by_proto.get("icmp", 0),
             "other": int(n - by_proto.get("tcp", 0) - by_proto.get("udp", 0) - by_proto.get("icmp", 0)),
         },
-        "by_scope": {s: int((scope == s).sum()) for s in (*SCOPES, "external")},
+        "by_scope": {s: by_scope.get(s, 0) for s in (*SCOPES, "external")},
         "arrivals": {
             "rate_per_s": float(n / duration) if duration > 0 else None,
-            "span_s": float(ts[-1] - ts[0]) if len(ts) > 1 else 0.0,
-            "interarrival_s": fit_model(np.diff(ts), "interarrival_s", seed=seed),
+            "span_s": span,
+            "interarrival_s": fit_model(interarrivals(db, "traffic_rows"), "interarrival_s", seed=seed),
         },
         "classes": classes,
         "hosts": hosts,
     }
+
+
+def interarrivals(db, table: str):
+    """The gaps between consecutive connection start times (`np.diff` of the sorted finite `ts`)."""
+    return db.column(
+        f"SELECT v, o FROM (SELECT ts - lag(ts) OVER w AS v, row_number() OVER w AS o FROM {table} "
+        "WHERE isfinite(ts) WINDOW w AS (ORDER BY ts)) WHERE o > 1",
+        "o",
+    )

@@ -30,13 +30,14 @@ from pathlib import Path
 
 import jsonschema
 import numpy as np
-import pyarrow.compute as pc
 
 from . import __version__, dataset, zeeklog
 from . import schema as S
+from .columns import as_column
 from .distributions import fit_all
-from .profile import ProfileError, column, read_summary, read_table, sample_connections
-from .traffic import derive_traffic
+from .profile import ProfileError, read_summary
+from .sqlprofile import MEMORY_LIMIT, ProfileDB
+from .traffic import derive_traffic, interarrivals
 
 SCOPES = (S.SCOPE_INTRANET, S.SCOPE_INTERNET)
 _PROBS = [i / 100 for i in range(101)]
@@ -78,11 +79,12 @@ def load(path) -> dict:
 
 
 def empirical(x) -> dict:
-    x = np.asarray(x, dtype=float)
-    x = x[np.isfinite(x)]
+    """n, mean and percentiles of the finite values of `x`: an array or a column
+    (columns.py); None is no values."""
+    x = as_column([] if x is None else x).finite()
     if len(x) == 0:
         return {"n": 0, "mean": None, "p": [], "v": []}
-    return {"n": len(x), "mean": float(x.mean()), "p": _PROBS, "v": [float(v) for v in np.quantile(x, _PROBS)]}
+    return {"n": len(x), "mean": x.mean(), "p": _PROBS, "v": [float(v) for v in x.quantiles(_PROBS)]}
 
 
 def histogram(values, counts=None) -> dict:
@@ -110,13 +112,19 @@ def _finite(obj):
 DERIVE_STEPS = 4  # read, fit flows, apps, traffic
 
 
-def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0, advance=lambda _step: None) -> dict:
-    """The workload model of one profile directory (validated); `advance(next)`
-    after each of its DERIVE_STEPS steps but the last."""
+def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0, advance=lambda _step: None,
+           memory_limit: str = MEMORY_LIMIT) -> dict:  # fmt: skip
+    """The workload model of one profile directory or partitioned dataset (validated),
+    computed through DuckDB (sqlprofile.py) within `memory_limit` plus the fits'
+    samples; `advance(next)` after each of its DERIVE_STEPS steps but the last."""
     profile_dir = Path(profile_dir)
-    conns = read_table(
-        profile_dir,
-        S.CONNECTIONS,
+    with ProfileDB(profile_dir, memory_limit) as db:
+        return _derive(db, profile_dir, max_fit_samples, seed, advance)
+
+
+def _derive(db, profile_dir: Path, max_fit_samples: int, seed: int, advance) -> dict:
+    db.require(
+        "connections",
         [
             S.TS,
             S.SCOPE,
@@ -129,39 +137,50 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0, advance=l
         ],
     )
     summary = read_summary(profile_dir)
-    scope = np.array(conns.column(S.SCOPE).fill_null("").to_pylist(), dtype=object)
-    up = column(conns, S.ORIG_BYTES, 0.0)
-    down = column(conns, S.RESP_BYTES, 0.0)
-    mature = (up + down) > 0
+    db.con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE derive_rows AS SELECT conn,
+            coalesce(scope, '') AS scope,
+            coalesce(CAST(orig_bytes AS DOUBLE), 0.0) AS up, coalesce(CAST(resp_bytes AS DOUBLE), 0.0) AS down,
+            coalesce(well_behaved, false) AS well,
+            coalesce(CAST(ts AS DOUBLE), 'NaN'::DOUBLE) AS ts,
+            coalesce(CAST({S.RTT_DATA_ACK} AS DOUBLE), 'NaN'::DOUBLE) AS rtt_data_ack,
+            coalesce(CAST({S.RTT_HANDSHAKE} AS DOUBLE), 'NaN'::DOUBLE) AS rtt_handshake,
+            {", ".join(f"coalesce(CAST({S.side_col(s, S.PACING_PER_PKT)} AS DOUBLE), 'NaN'::DOUBLE) AS {s}_pacing"
+                       for s in S.SIDES)}
+        FROM connections""")  # fmt: skip
+
+    def rows(expr, where):
+        return db.column(f"SELECT {expr} AS v, conn FROM derive_rows WHERE {where}", "conn")
+
+    mature = "up + down > 0"
 
     # Shares of bytes, Table 9.1.
-    in_scope = np.isin(scope, SCOPES) & mature
-    total = (up + down)[in_scope].sum()
+    in_scope = f"scope IN ('{S.SCOPE_INTRANET}', '{S.SCOPE_INTERNET}') AND {mature}"
+    total = rows("up + down", in_scope).total()
     if total <= 0:
         raise ProfileError(
-            f"{profile_dir / S.CONNECTIONS}: no intranet or internet connection carries "
+            f"{db.paths['connections']}: no intranet or internet connection carries "
             "payload (are the enterprise networks given to the analyzer with --local?)"
         )
     shares = {
         s: {
-            "download": float(down[in_scope & (scope == s)].sum() / total),
-            "upload": float(up[in_scope & (scope == s)].sum() / total),
+            "download": rows("down", f"{in_scope} AND scope = '{s}'").total() / total,
+            "upload": rows("up", f"{in_scope} AND scope = '{s}'").total() / total,
         }
         for s in SCOPES
     }
 
     # RTT per scope, Table 9.2.
-    well = np.array(conns.column(S.WELL_BEHAVED).fill_null(False).to_pylist(), dtype=bool)
-    rtt, method = column(conns, S.RTT_DATA_ACK), "data-ack"
-    if not np.isfinite(rtt[well]).any():
-        rtt, method = column(conns, S.RTT_HANDSHAKE), "handshake"
+    rtt, method = "rtt_data_ack", "data-ack"
+    if not db.scalar(f"SELECT count(*) FROM derive_rows WHERE well AND isfinite({rtt})"):
+        rtt, method = "rtt_handshake", "handshake"
     rtts = {}
     for s in SCOPES:
-        r = rtt[well & (scope == s) & np.isfinite(rtt)]
+        r = rows(rtt, f"well AND scope = '{s}' AND isfinite({rtt})")
         rtts[s] = {
             "n": len(r),
-            "mean": float(r.mean()) if len(r) else None,
-            "median": float(np.median(r)) if len(r) else None,
+            "mean": r.mean() if len(r) else None,
+            "median": r.median() if len(r) else None,
         }
     scope_share = {s: shares[s]["download"] + shares[s]["upload"] for s in SCOPES}
     known = [s for s in SCOPES if rtts[s]["mean"] is not None]
@@ -175,16 +194,14 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0, advance=l
         return None if v is None else v / 2
 
     # Flow sizes and inter-arrival times.
-    sizes = (up + down)[mature]
-    ts = np.sort(column(conns, S.TS))
-    ts = ts[np.isfinite(ts)]
     advance("fit flow sizes and inter-arrivals")
-    size_fit = fit_all(sizes, "flow size (bytes)", max_fit_samples, seed).to_dict()
-    gap_fit = fit_all(np.diff(ts), "flow inter-arrival (s)", max_fit_samples, seed).to_dict()
+    size_fit = fit_all(rows("up + down", mature), "flow size (bytes)", max_fit_samples, seed).to_dict()
+    gaps = interarrivals(db, "derive_rows")
+    gap_fit = fit_all(gaps, "flow inter-arrival (s)", max_fit_samples, seed).to_dict()
     advance("apps")
-    apps = _apps(profile_dir, conns, scope)
+    apps = _apps(db)
     advance("traffic")
-    traffic = derive_traffic(profile_dir, summary, seed)
+    traffic = derive_traffic(db, summary, seed)
     model = {
         "schema": "tracelab.workload-model",
         "version": 1,
@@ -204,7 +221,7 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0, advance=l
             },
         },
         "flows": {
-            "connections": int(conns.num_rows),
+            "connections": int(db.scalar("SELECT count(*) FROM connections")),
             "size_bytes": size_fit,
             "interarrival_s": gap_fit,
         },
@@ -236,7 +253,7 @@ def derive(profile_dir, max_fit_samples: int = 100_000, seed: int = 0, advance=l
 
 
 def derive_input(source, local: list[str], max_fit_samples: int = 100_000, seed: int = 0,
-                 advance=lambda _step: None) -> dict:  # fmt: skip
+                 advance=lambda _step: None, memory_limit: str = MEMORY_LIMIT) -> dict:  # fmt: skip
     """The model of a profile directory, of a partitioned profile dataset (read
     back as its plain profile, dataset.py), or of Zeek conn logs (a file or a
     directory of rotated ones, zeeklog.py) read as a profile; `local` is for
@@ -244,60 +261,64 @@ def derive_input(source, local: list[str], max_fit_samples: int = 100_000, seed:
     if zeeklog.is_profile(source) or dataset.is_dataset(source):
         if local:
             raise ValueError(f"{source}: --local is for Zeek logs; a profile has its locality already")
-    if zeeklog.is_profile(source):
-        return derive(source, max_fit_samples, seed, advance)
-    if dataset.is_dataset(source):
-        with tempfile.TemporaryDirectory(prefix="tracelab-dataset-") as tmp:
-            dataset.to_profile(source, tmp)
-            model = derive(tmp, max_fit_samples, seed, advance)
-        model["provenance"]["profile_dir"] = str(source)
-        return model
+    if zeeklog.is_profile(source) or dataset.is_dataset(source):
+        return derive(source, max_fit_samples, seed, advance, memory_limit)
     with tempfile.TemporaryDirectory(prefix="tracelab-zeek-") as tmp:
         summary = zeeklog.to_profile(source, local, tmp)
-        model = derive(tmp, max_fit_samples, seed, advance)
+        model = derive(tmp, max_fit_samples, seed, advance, memory_limit)
     model["provenance"]["profile_dir"] = str(source)
     model["provenance"]["input"] = summary["input"]
     validate(model, str(source))
     return model
 
 
-def _apps(profile_dir, conns, scope) -> dict:
-    warm = read_table(profile_dir, S.WARMUPS, [S.CONN, S.SIDE, S.WARMUP_S], required=False)
-    trains = read_table(profile_dir, S.TRAINS, [S.CONN, S.SIDE, S.SIZE_PKTS], required=False)
-    warm_scope = _sample_scope(profile_dir, S.WARMUPS, warm, scope)
-    train_scope = _sample_scope(profile_dir, S.TRAINS, trains, scope)
-    sizes = read_table(profile_dir, S.PACKET_SIZES, [S.SIDE, S.SCOPE, S.IP_LEN, S.COUNT], required=False)
+def _apps(db) -> dict:
+    db.check_sample_conns("warmups", (S.CONN, S.SIDE, S.WARMUP_S), int(db.scalar("SELECT count(*) FROM connections")))
+    db.check_sample_conns("trains", (S.CONN, S.SIDE, S.SIZE_PKTS), int(db.scalar("SELECT count(*) FROM connections")))
+    if db.has("packet_sizes"):
+        db.require("packet_sizes", (S.SIDE, S.SCOPE, S.IP_LEN, S.COUNT))
     out = {}
     for s in SCOPES:
         out[s] = {}
         for side in S.SIDES:
-            pacing = column(conns, S.side_col(side, S.PACING_PER_PKT))[scope == s]
             out[s][side] = {
-                "train_size_pkts": histogram(_select(trains, train_scope, s, side, S.SIZE_PKTS)),
-                "warmup_s": empirical(_select(warm, warm_scope, s, side, S.WARMUP_S)),
-                "pacing_per_pkt_s": empirical(pacing),
-                "packet_size_bytes": _packet_sizes(sizes, s, side),
+                "train_size_pkts": _histogram(db, _query(_samples(db, "trains", S.SIZE_PKTS, s, side)), "count(*)"),
+                "warmup_s": empirical(_samples(db, "warmups", S.WARMUP_S, s, side)),
+                "pacing_per_pkt_s": empirical(
+                    db.column(f"SELECT {side}_pacing AS v, conn FROM derive_rows WHERE scope = '{s}'", "conn")
+                ),
+                "packet_size_bytes": _histogram(
+                    db,
+                    f"SELECT coalesce(CAST({S.IP_LEN} AS DOUBLE), 'NaN'::DOUBLE) AS v, "
+                    f"coalesce(CAST({S.COUNT} AS DOUBLE), 0.0) AS weight FROM packet_sizes "
+                    f"WHERE {S.SCOPE} = '{s}' AND {S.SIDE} = '{side}'"
+                    if db.has("packet_sizes")
+                    else None,
+                    "sum(CAST(trunc(weight) AS BIGINT))",
+                ),
             }
     return out
 
 
-def _sample_scope(profile_dir, name, table, scope):
-    """Each sample's connection scope (samples name their connection by row)."""
-    if table is None:
+def _samples(db, table: str, value: str, scope: str, side: str):
+    """The `value`s of one side's samples whose connection is in `scope`, in the
+    table's order (a column; None without the table)."""
+    if not db.has(table):
         return None
-    return scope[sample_connections(table, len(scope), Path(profile_dir) / name)]
+    return db.column(
+        f"SELECT coalesce(CAST(s.{value} AS DOUBLE), 'NaN'::DOUBLE) AS v, s.conn, s._file, s._row "
+        f"FROM {table} s JOIN derive_rows c USING (conn) WHERE s.{S.SIDE} = '{side}' AND c.scope = '{scope}'",
+        db.order(table),
+    )
 
 
-def _select(table, sample_scope, scope, side, col):
-    if table is None:
-        return []
-    sides = np.array(table.column(S.SIDE).to_pylist(), dtype=object)
-    return column(table, col)[(sides == side) & (sample_scope == scope)]
+def _query(column) -> str | None:
+    return None if column is None else column.select
 
 
-def _packet_sizes(table, scope, side) -> dict:
-    if table is None:
+def _histogram(db, select: str | None, count: str) -> dict:
+    """`histogram` of the finite values `v` of a query: each value once, with its `count`."""
+    if select is None:
         return histogram([])
-    mask = pc.and_(pc.equal(table.column(S.SCOPE), scope), pc.equal(table.column(S.SIDE), side))
-    t = table.filter(mask)
-    return histogram(column(t, S.IP_LEN), column(t, S.COUNT, 0.0))
+    pairs = db.rows(f"SELECT v, {count} FROM ({select}) WHERE isfinite(v) GROUP BY v ORDER BY v")
+    return {"values": [float(v) for v, _ in pairs], "counts": [int(c) for _, c in pairs]}
