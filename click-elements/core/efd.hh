@@ -83,6 +83,8 @@ class EfdCore final : public TwoLevelQueue<EfdCore> {
 
   uint32_t flows() const { return table_.size(); }
   uint32_t flows_highwater() const { return table_.highwater(); }
+  // The flow table's longest probe now (FlowTable/FlowRecordTable::longest_probe).
+  uint32_t table_longest_probe() const { return table_.longest_probe(); }
   const FlowTable<Entry>& table() const { return table_; }
 
  private:

@@ -173,6 +173,19 @@ class FlowTable {
   uint32_t highwater() const { return highwater_; }
   void reset_highwater() { highwater_ = size_; }
   uint32_t max_entries() const { return max_; }
+  // The longest chain: the most entries one lookup walks now. It shows the
+  // seed at work (the keys that share a bucket under one seed spread under
+  // another) without a decision depending on it. A statistic for tests and
+  // handlers, walked on demand (every bucket): nothing per packet.
+  uint32_t longest_probe() const {
+    uint32_t longest = 0;
+    for (uint32_t head : heads_) {
+      uint32_t n = 0;
+      for (uint32_t e = head; e != kNone; e = pool_[e].next) ++n;
+      if (n > longest) longest = n;
+    }
+    return longest;
+  }
 
  private:
   struct Entry {

@@ -106,6 +106,17 @@ class FlowRecordTable {
   uint32_t highwater() const { return highwater_; }
   void reset_highwater() { highwater_ = size_; }
   uint32_t max_entries() const { return max_; }
+  // The longest probe: the most slots a lookup of a present key visits (its
+  // distance from its home slot, plus one), as FlowTable::longest_probe();
+  // walked on demand, nothing per packet.
+  uint32_t longest_probe() const {
+    uint32_t longest = 0;
+    for (uint32_t i = 0; i <= mask_; ++i) {
+      const uint32_t n = ctrl_[i] == kEmpty ? 0 : ((i - home(slots_[i].key)) & mask_) + 1;
+      if (n > longest) longest = n;
+    }
+    return longest;
+  }
 
  private:
   static constexpr uint8_t kEmpty = 0x80;

@@ -41,6 +41,8 @@ class LarsCore final : public SortedCore<LarsCore> {
 
   uint32_t flows() const { return table_.size(); }
   uint32_t flows_highwater() const { return table_.highwater(); }
+  // The flow table's longest probe now (FlowTable/FlowRecordTable::longest_probe).
+  uint32_t table_longest_probe() const { return table_.longest_probe(); }
   uint64_t untracked() const { return untracked_; }
   static constexpr double kTagUnitsPerByte = 16.0;
 

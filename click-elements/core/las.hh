@@ -34,6 +34,8 @@ class LasCore final : public SortedCore<LasCore> {
 
   uint32_t flows() const { return table_.size(); }
   uint32_t flows_highwater() const { return table_.highwater(); }
+  // The flow table's longest probe now (FlowTable/FlowRecordTable::longest_probe).
+  uint32_t table_longest_probe() const { return table_.longest_probe(); }
   uint64_t untracked() const { return untracked_; }
 
  private:

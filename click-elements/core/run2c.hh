@@ -39,6 +39,8 @@ class Run2cCore final : public TwoLevelQueue<Run2cCore> {
 
   uint32_t flows() const { return flows_.table.size(); }
   uint32_t flows_highwater() const { return flows_.table.highwater(); }
+  // The flow table's longest probe now (FlowTable/FlowRecordTable::longest_probe).
+  uint32_t table_longest_probe() const { return flows_.table.longest_probe(); }
   uint64_t untracked() const { return flows_.untracked; }
 
  private:

@@ -35,6 +35,8 @@ class ScfqCore final : public SortedCore<ScfqCore> {
 
   uint32_t flows() const { return table_.size(); }
   uint32_t flows_highwater() const { return table_.highwater(); }
+  // The flow table's longest probe now (FlowTable/FlowRecordTable::longest_probe).
+  uint32_t table_longest_probe() const { return table_.longest_probe(); }
   uint64_t virtual_time() const { return v_; }
 
  private:

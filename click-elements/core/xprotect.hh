@@ -38,6 +38,8 @@ class XProtectCore final : public TwoLevelQueue<XProtectCore> {
 
   uint32_t flows() const { return flows_.table.size(); }
   uint32_t flows_highwater() const { return flows_.table.highwater(); }
+  // The flow table's longest probe now (FlowTable/FlowRecordTable::longest_probe).
+  uint32_t table_longest_probe() const { return flows_.table.longest_probe(); }
   uint64_t untracked() const { return flows_.untracked; }
 
  private:

@@ -11,7 +11,8 @@
 #                       the engine's parser does, with the same messages
 #   --p2p-burst         a queue disc built by TypeId on a point-to-point
 #                       device counts the packet in transmission (InService
-#                       = the device's rate) as the spec-string one does
+#                       = the device's rate) as the spec-string one does;
+#                       TableSeed reaches the flow table of each core
 #   tl-ns3-dumbbell     the thesis dumbbell with real TCP, a short overloaded
 #                       run per adapter: every flow completes and is in the
 #                       CSV, the bottleneck's counts add up, the version is
@@ -80,13 +81,37 @@ burst() { "$OUT/tl-ns3-decisions" --p2p-burst 10000000 60 "$1" 2>&1; }
 by_type=$(burst 'ns3::TlFifoQueueDisc,Capacity=30')
 by_spec=$(burst 'spec:fifo(capacity=30)')
 zero=$(burst 'ns3::TlFifoQueueDisc,Capacity=30,InService=0bps')
-want='InService=10000000bps highwater=30 offered=60 served=30 dropped=30'
-if [ "$by_type" = "$want" ] && [ "$by_spec" = "$want" ] && [[ "$zero" == "InService=0bps "*" served=31 dropped=29" ]]; then
+want='InService=10000000bps highwater=30 offered=60 served=30 dropped=30 flows=0 probe=0'
+if [ "$by_type" = "$want" ] && [ "$by_spec" = "$want" ] && [[ "$zero" == "InService=0bps "*" served=31 dropped=29 "* ]]; then
   echo "PASS in_service default: by TypeId '$by_type', as the spec's; InService=0bps given: '$zero'"
 else
   echo "FAIL in_service default: by TypeId '$by_type', spec '$by_spec' (want '$want'), 0bps '$zero'"
   status=1
 fi
+
+echo "== TableSeed reaches the core's table (16 flows colliding under seed 0xfedcba9876543210)"
+# The flows' keys share one bucket under the seed (colliding_flows.py builds
+# them backwards through the hashes); all are held at once (8 kb/s): with
+# TableSeed = that seed a lookup walks every entry (GetTableLongestProbe),
+# with the default they spread. A queue disc ignoring TableSeed reads the same.
+colliding=$(mktemp)
+"$PY" "$ROOT/click-elements/tests/colliding_flows.py" "$colliding" 0xfedcba9876543210 16
+for q in TlEfdQueueDisc TlRun2cQueueDisc TlSiftQueueDisc,P=1 TlXProtectQueueDisc,PIns=1 TlLasQueueDisc \
+  TlLarsQueueDisc TlScfqQueueDisc; do
+  crafted=$("$OUT/tl-ns3-decisions" --p2p-burst 8000 "$colliding" "ns3::$q,Capacity=100,TableSeed=18364758544493064720" 2>&1)
+  default=$("$OUT/tl-ns3-decisions" --p2p-burst 8000 "$colliding" "ns3::$q,Capacity=100" 2>&1)
+  flows=$(echo "$crafted" | sed -n 's/.* flows=\([0-9]*\) probe=\([0-9]*\)$/\1/p')
+  probe=$(echo "$crafted" | sed -n 's/.* probe=\([0-9]*\)$/\1/p')
+  spread=$(echo "$default" | sed -n 's/.* probe=\([0-9]*\)$/\1/p')
+  # (SCFQ's packet in transmission has left its flow's entry: 15 flows.)
+  if [ "${flows:-0}" -ge 15 ] && [ "$probe" = "$flows" ] && [ "${spread:-99}" -le 4 ]; then
+    echo "PASS table_seed $q: $flows flows in one chain under TableSeed (longest probe $probe), $spread by default"
+  else
+    echo "FAIL table_seed $q: TableSeed '$crafted', default '$default'"
+    status=1
+  fi
+done
+rm -f "$colliding"
 
 echo "== the dumbbell with real TCP, one short overloaded run per adapter"
 work=$(mktemp -d)

@@ -5,7 +5,7 @@
 // same fate at the same picosecond for every packet.
 //
 // Usage: tl-ns3-decisions TRACE RATE_BPS SPEC OUT.csv [mtq_us=N] [qtl_ns=N] [budget=T]
-//        tl-ns3-decisions --p2p-burst RATE_BPS PACKETS QDISC
+//        tl-ns3-decisions --p2p-burst RATE_BPS PACKETS|TRACE QDISC
 //   TRACE  pcap (Ethernet, VLAN tags allowed, or raw IP); IPv4 and IPv6
 //          packets are replayed, non-IP frames skipped (as the engine's pcap
 //          source does)
@@ -37,10 +37,12 @@
 // the core's: packets and bytes held (GetNPackets, GetNBytes), received,
 // sent and dropped counts (GetStats), the FlowTableSize trace.
 // --p2p-burst checks how a queue disc built by TypeId finds its defaults on
-// a real device (run-tests.sh): PACKETS 1000-byte IPv4 packets at once into
-// QDISC, the root queue disc of a point-to-point device at RATE_BPS (TxQueue
-// 1p, as the dumbbell's), and prints its InService after initialization and
-// the core's counts. QDISC is a TypeId with `,Attr=Value` pairs
+// a real device (run-tests.sh): PACKETS 1000-byte IPv4 packets (or the
+// packets of the pcap TRACE) at once into QDISC, the root queue disc of a
+// point-to-point device at RATE_BPS (TxQueue 1p, as the dumbbell's), and
+// prints its InService after initialization, the core's counts, and its
+// flow table just after the burst (entries, longest probe: TableSeed at
+// work). QDISC is a TypeId with `,Attr=Value` pairs
 // (`ns3::TlFifoQueueDisc,Capacity=30`), or `spec:` and an engine spec.
 // The items are Ipv4QueueDiscItems (Ipv6QueueDiscItems) built from the
 // trace: the IPv4 (fixed IPv6) header deserialized from the captured bytes,
@@ -288,7 +290,7 @@ class Driver {
 };
 
 // --p2p-burst: see the header comment.
-int P2pBurst(uint64_t rate, uint32_t packets, const std::string& qdisc) {
+int P2pBurst(uint64_t rate, const std::string& burst, const std::string& qdisc) {
   ObjectFactory factory;
   try {
     if (qdisc.rfind("spec:", 0) == 0) {
@@ -319,9 +321,17 @@ int P2pBurst(uint64_t rate, uint32_t packets, const std::string& qdisc) {
   nodes.Get(0)->AggregateObject(tc);
   Ptr<QueueDisc> qd = factory.Create<QueueDisc>();
   tc->SetRootQueueDiscOnDevice(devices.Get(0), qd);
+  const bool from_trace = burst.find_first_not_of("0123456789") != std::string::npos;
+  const uint64_t packets = from_trace ? 0 : std::strtoull(burst.c_str(), nullptr, 10);
+  if (!from_trace && packets == 0) Die("PACKETS must be a positive integer or TRACE a pcap");
+  Trace trace;
+  if (from_trace) trace = Read(burst.c_str(), nullptr);
+  Ptr<TlCoreQueueDisc> core = DynamicCast<TlCoreQueueDisc>(qd);
+  uint32_t flows = 0, probe = 0;
   // After the nodes' initialization, which installs and initializes the queue disc.
   Simulator::Schedule(Seconds(0), [&] {
-    for (uint32_t i = 0; i < packets; ++i) {
+    for (const Ptr<QueueDiscItem>& item : trace.items) tc->Send(devices.Get(0), item);
+    for (uint64_t i = 0; i < packets; ++i) {
       Ipv4Header h;
       h.SetSource(Ipv4Address("10.0.0.1"));
       h.SetDestination(Ipv4Address("10.0.0.2"));
@@ -331,14 +341,17 @@ int P2pBurst(uint64_t rate, uint32_t packets, const std::string& qdisc) {
       tc->Send(devices.Get(0), Create<Ipv4QueueDiscItem>(Create<Packet>(980), devices.Get(1)->GetAddress(),
                                                          Ipv4L3Protocol::PROT_NUMBER, h));
     }
+    flows = core->GetFlows();
+    probe = core->GetTableLongestProbe();
   });
   Simulator::Run();
   DataRateValue in_service;
   qd->GetAttribute("InService", in_service);
-  const tracelab::Counters& c = DynamicCast<TlCoreQueueDisc>(qd)->GetCounters();
-  std::printf("InService=%llubps highwater=%llu offered=%llu served=%llu dropped=%llu\n",
+  const tracelab::Counters& c = core->GetCounters();
+  std::printf("InService=%llubps highwater=%llu offered=%llu served=%llu dropped=%llu flows=%u probe=%u\n",
               (unsigned long long)in_service.Get().GetBitRate(), (unsigned long long)c.highwater_packets,
-              (unsigned long long)c.offered, (unsigned long long)c.served, (unsigned long long)c.dropped_total());
+              (unsigned long long)c.offered, (unsigned long long)c.served, (unsigned long long)c.dropped_total(), flows,
+              probe);
   Simulator::Destroy();
   return 0;
 }
@@ -349,14 +362,13 @@ int main(int argc, char** argv) {
   if (argc == 5 && std::string(argv[1]) == "--p2p-burst") {
     Time::SetResolution(Time::PS);
     const uint64_t rate = std::strtoull(argv[2], nullptr, 10);
-    const uint64_t packets = std::strtoull(argv[3], nullptr, 10);
-    if (rate == 0 || packets == 0) Die("RATE_BPS and PACKETS must be positive integers");
-    return P2pBurst(rate, static_cast<uint32_t>(packets), argv[4]);
+    if (rate == 0) Die("RATE_BPS must be a positive integer");
+    return P2pBurst(rate, argv[3], argv[4]);
   }
   if (argc < 5) {
     std::fprintf(stderr,
                  "usage: %s TRACE RATE_BPS SPEC OUT.csv [mtq_us=N] [qtl_ns=N] [budget=T]\n"
-                 "       %s --p2p-burst RATE_BPS PACKETS QDISC\n",
+                 "       %s --p2p-burst RATE_BPS PACKETS|TRACE QDISC\n",
                  argv[0], argv[0]);
     return 2;
   }

@@ -49,7 +49,7 @@ int TLCoreQueue::initialize(ErrorHandler* errh) {
   return 0;
 }
 
-enum { h_drops, h_full, h_pushed, h_served, h_flows, h_flows_hw };
+enum { h_drops, h_full, h_pushed, h_served, h_flows, h_flows_hw, h_probe };
 
 String TLCoreQueue::read_handler(Element* e, void* thunk) {
   TLCoreQueue* q = static_cast<TLCoreQueue*>(e);
@@ -67,6 +67,8 @@ String TLCoreQueue::read_handler(Element* e, void* thunk) {
       return String(q->flows());
     case h_flows_hw:
       return String(q->flows_highwater());
+    case h_probe:
+      return String(q->table_longest_probe());
   }
   return String();
 }
@@ -84,6 +86,7 @@ void TLCoreQueue::add_handlers() {
   add_read_handler("served", read_handler, h_served);
   add_read_handler("flows", read_handler, h_flows);
   add_read_handler("flows_highwater", read_handler, h_flows_hw);
+  add_read_handler("table_longest_probe", read_handler, h_probe);
   add_write_handler("reset", write_handler, 0, Handler::BUTTON);
 }
 

@@ -106,6 +106,13 @@ Flow-table entries now; 0 for mechanisms without per-flow state
 
 Most flow-table entries ever.
 
+=h table_longest_probe read-only
+
+The flow table's longest probe now: the most entries one lookup walks (0
+without a table). Flows whose keys share a bucket under one TABLE_SEED
+spread under another, so this shows the seed at work; no decision depends
+on it. Walked when read (every bucket), nothing per packet.
+
 =h reset write-only
 
 Zero every counter, as in a fresh element: drops, drops_buffer_full,
@@ -133,6 +140,7 @@ class TLCoreQueue : public TLCoreElement<tracelab::QueueCore> {
   virtual tracelab::QueueCore* make_core(ErrorHandler* errh) = 0;
   virtual uint64_t flows() const { return 0; }
   virtual uint64_t flows_highwater() const { return 0; }
+  virtual uint64_t table_longest_probe() const { return 0; }
   // Asked once, by initialize(), after make_core(). The fields the core
   // reads (a lower level skips the tuple hashes: bench.sh, TLFifoQueue
   // -30 ns/packet); and whether its enqueue() reads the time, which the
@@ -263,6 +271,10 @@ class TLQueueElement : public TLCoreQueue {
   }
   uint64_t flows_highwater() const override {
     if constexpr (TLHasFlows<Core>::value) return _mech ? _mech->flows_highwater() : 0;
+    else return 0;
+  }
+  uint64_t table_longest_probe() const override {
+    if constexpr (TLHasFlows<Core>::value) return _mech ? _mech->table_longest_probe() : 0;
     else return 0;
   }
 

@@ -375,6 +375,7 @@ const tracelab::Counters& TlCoreQueueDisc::GetCounters() const {
 
 uint32_t TlCoreQueueDisc::GetFlows() const { return CoreFlows(); }
 uint32_t TlCoreQueueDisc::GetFlowsHighwater() const { return CoreFlowsHighwater(); }
+uint32_t TlCoreQueueDisc::GetTableLongestProbe() const { return CoreTableLongestProbe(); }
 
 uint32_t TlCoreQueueDisc::Allocate(Ptr<QueueDiscItem> item) {
   uint32_t s;

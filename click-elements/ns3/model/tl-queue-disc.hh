@@ -111,6 +111,11 @@ class TlCoreQueueDisc : public QueueDisc {
   // Flow-table entries now and at most (0 for cores without a table).
   uint32_t GetFlows() const;
   uint32_t GetFlowsHighwater() const;
+  // The flow table's longest probe now: the most entries one lookup walks
+  // (0 without a table). It shows TableSeed at work (keys sharing a bucket
+  // under one seed spread under another); no decision depends on it.
+  // Walked when asked, nothing per packet.
+  uint32_t GetTableLongestProbe() const;
 
   // The attribute registrars the mechanisms share (engine defaults unless
   // given): the buffer (capacity, granularity, full_test, min_packet,
@@ -128,6 +133,7 @@ class TlCoreQueueDisc : public QueueDisc {
   virtual std::unique_ptr<tracelab::QueueCore> MakeCore() = 0;
   virtual uint32_t CoreFlows() const { return 0; }
   virtual uint32_t CoreFlowsHighwater() const { return 0; }
+  virtual uint32_t CoreTableLongestProbe() const { return 0; }
   // The core's view of an arriving item (default: TlDescribeItem), and what
   // the core changed in a served packet, to write back (default: nothing).
   virtual void Describe(Ptr<const QueueDiscItem> item, tracelab::Packet& p) const { TlDescribeItem(item, p); }
@@ -302,6 +308,10 @@ class TlQueueDisc : public Base {
   }
   uint32_t CoreFlowsHighwater() const override {
     if constexpr (HasFlows::value) return m_mech ? m_mech->flows_highwater() : 0;
+    else return 0;
+  }
+  uint32_t CoreTableLongestProbe() const override {
+    if constexpr (HasFlows::value) return m_mech ? m_mech->table_longest_probe() : 0;
     else return 0;
   }
   Core* m_mech = nullptr;  // owned by TlCoreQueueDisc
