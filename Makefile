@@ -52,17 +52,21 @@ bench-engine: build
 # Mutation testing, outside the per-commit CI run (docs/mutants.md records the
 # latest result): cargo-mutants over the flow tracker, every n-th mutant from
 # the k-th (MUTANTS_SHARD=k/n; 0/1 for all ~1400), and scripts/mutate-cpp.py
-# over the cores and the engine, bounded by count and time. cargo-mutants
+# over the cores and the engine, bounded by count and time (MUTANTS_CPP; the
+# full run: MUTANTS_SHARD=0/1 MUTANTS_CPP="--max 1000 --minutes 900"), its
+# scratch builds kept in build/mutants/cpp-work for the next run. cargo-mutants
 # copies analyzer/ into TMPDIR, where the crates' tests look for
 # datasets/public beside the copy: hence the link. Reports in build/mutants/.
 MUTANTS_SHARD ?= 0/8
+MUTANTS_CPP ?= --max 60 --minutes 25
 mutants: build
 	bash scripts/setup.sh --no-build --mutants
 	mkdir -p build/mutants/work
 	ln -sfn ../../../datasets build/mutants/work/datasets
 	-cd analyzer && TMPDIR=$(CURDIR)/build/mutants/work nice cargo mutants --package tracelab-flow \
 	  --sharding round-robin --shard $(MUTANTS_SHARD) --jobs 1 --timeout 300 --output ../build/mutants/rust
-	nice .venv/bin/python scripts/mutate-cpp.py --json build/mutants/cpp.json
+	nice .venv/bin/python scripts/mutate-cpp.py $(MUTANTS_CPP) --workdir build/mutants/cpp-work \
+	  --json build/mutants/cpp.json
 
 clean:
 	rm -rf build out analyzer/target
