@@ -18,7 +18,10 @@ from tracelab.replay.experiments.wlan import (
     fairness,
     long_lived_spec,
     max_queued_packets,
+    mixed_spec,
     ofdm_airtime_us,
+    response_means,
+    split_threshold,
 )
 
 
@@ -58,9 +61,11 @@ def test_run_arguments_name_the_workload():
         "--uploads=5",
         "--downloads=5",
         "--start=1",
+        "--ns3::TcpSocket::InitialCwnd=1",
     ]
     mixed = WlanRun("fifo", 100.0, 1, load=10e6, ratio=10, drain=20)
-    assert mixed.args()[-3:] == ["--load=1e+07", "--ratio=10", "--drain=20"]
+    assert mixed.args()[-4:-1] == ["--load=1e+07", "--ratio=10", "--drain=20"]
+    assert "load=1e+07" in mixed.dirname()
     assert "(" not in run.dirname() and "," not in run.dirname()
 
 
@@ -81,15 +86,39 @@ def test_fairness_per_direction():
     assert math.isinf(fairness(starved).ratio)
 
 
+def test_mixed_split_and_means_by_hand():
+    def flow(down, size, response):
+        return WlanFlow(down, size, 0.0, response, size, 0, 0, 0, 0, None, None)
+
+    flows = [
+        flow(True, 100, 1.0),
+        flow(True, 10, 0.2),
+        flow(False, 10, 0.4),
+        flow(False, 60, None),
+        flow(True, 20, 0.3),
+    ]
+    # 200 bytes in all: the 100-byte transfer alone carries half.
+    assert split_threshold(flows) == 100
+    dn_short, dn_long, up_short, up_long = response_means(flows, 100)
+    assert dn_short == pytest.approx(0.25) and dn_long == 1.0 and up_short == 0.4
+    assert math.isnan(up_long)  # the only long upload did not complete
+    assert mixed_spec("LARS", 30) == "lars(ack=true, capacity=30)"
+    assert mixed_spec("PEFD", 300) == "pefd(capacity=300)"
+
+
 def test_registry_scales_name_known_schedulers():
     for name in ("E-THS-10", "E-THS-12"):
         e = EXPERIMENTS[name]
         for seconds, buffers, schedulers in (e.full, e.quick):
             assert seconds > 0 and buffers and set(schedulers) <= set(wlan.LONG_LIVED_SCHEDULERS)
+    e = EXPERIMENTS["E-THS-11"]
+    for seconds, _, tables, schedulers in (e.full, e.quick):
+        assert seconds > 0 and set(tables) <= set(wlan.MIXED_TABLES) and "FIFO" in schedulers
+        assert set(schedulers) <= set(wlan.MIXED_SCHEDULERS)
 
 
 NS3_SKIP = pytest.mark.skipif(wlan.wlan_binary() is None, reason=f"ns-3 not built: {wlan.WLAN_MISSING}")
-WLAN = ["E-THS-9", "E-THS-10", "E-THS-12"]
+WLAN = ["E-THS-9", "E-THS-10", "E-THS-11", "E-THS-12"]
 
 
 @pytest.fixture(scope="module")
@@ -138,3 +167,15 @@ def test_ths12_analytic_check_and_lasack_insensitive(wlan_results):
     fifo = next(row for row in r["table"]["rows"] if row[1] == "FIFO")
     packets, bytes_ = (float(x) for x in fifo[2].split(" → "))
     assert bytes_ < packets
+
+
+@NS3_SKIP
+def test_ths11_every_scheduler_sees_the_same_transfers(wlan_results):
+    r = wlan_results["E-THS-11"]
+    done = {row[1]: row[10] for row in r["table"]["rows"]}
+    assert set(done) == {"FIFO", "LASACK", "PEFD"}
+    # One seed, one workload: the same arrivals under every scheduler, all completed by the end of the drain.
+    assert len(set(done.values())) == 1
+    completed, total = next(iter(done.values())).split("/")
+    assert completed == total and int(total) > 100
+    assert all(c["published"] for c in r["checks"])

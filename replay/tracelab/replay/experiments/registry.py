@@ -197,6 +197,18 @@ EXPERIMENTS: dict[str, Experiment] = {
             535,
             29,
         ),
+        # (seconds of arrivals, seconds of drain, tables A.1–A.6, schedulers)
+        Experiment(
+            "E-THS-11",
+            "Mixed workload, up/down ([003] §6.5, Tables A.1–A.6)",
+            CLOSED,
+            NS3,
+            wlan.e_ths_11,
+            (200.0, 30.0, ("A.1", "A.2", "A.5"), tuple(wlan.MIXED_SCHEDULERS)),
+            (20.0, 10.0, ("A.1",), ("FIFO", "LASACK", "PEFD")),
+            1300,
+            20,
+        ),
         # Alone; after E-THS-10 in the same output directory it reuses E-THS-10's packet-mode runs.
         Experiment(
             "E-THS-12",
