@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import ctypes
 import gzip
+import itertools
+import json
 import os
 import resource
 import shutil
@@ -28,6 +30,7 @@ import struct
 import subprocess
 import sys
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -380,16 +383,232 @@ def _gz_cases() -> dict[str, bytes]:
 GZ_CASES = _gz_cases()
 
 
-@pytest.mark.parametrize("case", list(GZ_CASES))
-def test_profile_of_a_broken_gzip_capture_is_exit_3(case, tmp_path):
-    """Only the analyzer reads .gz. It writes the profile of the packets before
-    the damage and exits 3 (docs/analyzer.md); the line says where."""
-    (tmp_path / "t.pcapng.gz").write_bytes(GZ_CASES[case])
-    r = run_tracelab("profile", "t.pcapng.gz", "-o", "p", "--quiet", "--no-progress", cwd=tmp_path)
+# A capture that ends in a cut record (a file still being written, a rotated
+# file cut by a full disk) is profiled up to the cut, the cut listed in
+# summary.json's `truncated_tails` with one warning line, exit 0; a file cut in
+# its file header is no capture, and corruption (a bad length or block, bad
+# gzip data or checksum) fails the profile: exit 3, one line, nothing replaced
+# (docs/analyzer.md). The oracles below walk the files with `struct`/`zlib`,
+# independently of the analyzer's readers.
+
+ANALYZER = ROOT / "analyzer" / "target" / "release" / "tracelab-analyzer"
+
+
+def pcapng_blocks(data: bytes) -> list[tuple[int, int, int]]:
+    """(start, end, type) of each whole block of a little-endian pcapng."""
+    blocks, at = [], 0
+    while at + 8 <= len(data):
+        kind, length = struct.unpack_from("<II", data, at)
+        if at + length > len(data):
+            break
+        blocks.append((at, at + length, kind))
+        at += length
+    return blocks
+
+
+def pcap_records(data: bytes) -> list[tuple[int, int]]:
+    """(start, end) of each whole record of a little-endian pcap."""
+    records, at = [], 24
+    while at + 16 <= len(data):
+        end = at + 16 + struct.unpack_from("<I", data, at + 8)[0]
+        if end > len(data):
+            break
+        records.append((at, end))
+        at = end
+    return records
+
+
+def whole_packets(data: bytes) -> tuple[int, int | None]:
+    """The oracle for a cut capture: its whole packet records and, if it ends
+    inside one, where that record starts (None when it ends on a boundary)."""
+    if data[:4] == b"\x0a\x0d\x0d\x0a":
+        blocks = pcapng_blocks(data)
+        packets = sum(1 for _, _, kind in blocks if kind == 6)
+        end = blocks[-1][1] if blocks else 0
+    else:
+        records = pcap_records(data)
+        packets, end = len(records), records[-1][1] if records else 24
+    return packets, None if end == len(data) else end
+
+
+def profile_directly(trace: Path, out: Path) -> subprocess.CompletedProcess:
+    """The analyzer itself (no Python start-up): the cut sweeps run it often."""
+    argv = [str(ANALYZER), str(trace), "-o", str(out), "--quiet", "--no-progress", "--threads", "1"]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=120)
+
+
+def assert_profiled_up_to_the_cut(r: subprocess.CompletedProcess, out: Path, name: str, packets: int, cut_at):
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["packets"]["read"] == packets
+    tails = summary["truncated_tails"]
+    if cut_at is None:
+        assert tails == [] and r.stderr == "", r.stderr
+        return
+    assert [(Path(t["file"]).name, t["offset"]) for t in tails] == [(name, cut_at)]
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "warning" in lines[0] and name in lines[0] and f"offset {cut_at}" in lines[0], r.stderr
+
+
+def cut_points(starts: list[int], first: int) -> list[int]:
+    """Every boundary from `first` on, and a point inside each record (its
+    header for one half of them, its data for the other)."""
+    points = [starts[-1]]
+    for i, (a, b) in enumerate(itertools.pairwise(starts)):
+        points += [a, a + 4 if i % 2 else a + (b - a) // 2 + 1]
+    return sorted({p for p in points if p >= first})
+
+
+@pytest.mark.parametrize("fmt", ["pcap", "pcapng"])
+def test_a_capture_cut_at_every_record_is_profiled_up_to_the_cut(fmt, tmp_path):
+    whole = (SMALL_PCAP if fmt == "pcap" else SMALL_PCAPNG).read_bytes()
+    if fmt == "pcap":
+        starts = [a for a, _ in pcap_records(whole)] + [len(whole)]
+        header_end = 24
+    else:
+        starts = [a for a, _, _ in pcapng_blocks(whole)] + [len(whole)]
+        header_end = starts[1]  # the section header block
+    for at in cut_points(starts, header_end):
+        trace, out = tmp_path / f"cut-{at}.{fmt}", tmp_path / f"out-{at}"
+        trace.write_bytes(whole[:at])
+        packets, cut_at = whole_packets(whole[:at])
+        assert_profiled_up_to_the_cut(profile_directly(trace, out), out, trace.name, packets, cut_at)
+    # Cut in its file header (the section header), a file is no capture.
+    for at in (0, 3, header_end // 2, header_end - 1):
+        trace = tmp_path / f"head-{at}.{fmt}"
+        trace.write_bytes(whole[:at])
+        r = profile_directly(trace, tmp_path / "no-out")
+        assert r.returncode == 3 and len(r.stderr.strip().splitlines()) == 1 and trace.name in r.stderr, r.stderr
+        assert not (tmp_path / "no-out").exists()
+
+
+def test_a_gzip_capture_cut_anywhere_is_profiled_up_to_the_cut(tmp_path):
+    """A gzip stream cut in its deflate data or its trailer: the packets whose
+    bytes were inflated (zlib's own decoder is the oracle), as for a file."""
+    whole = gzip.compress(SMALL_PCAPNG.read_bytes(), mtime=0)
+    shb_len = struct.unpack_from("<I", SMALL_PCAPNG.read_bytes(), 4)[0]
+    points = sorted({*range(200, len(whole), len(whole) // 23), len(whole) - 8, len(whole) - 4, len(whole) - 1})
+    for at in points:
+        trace, out = tmp_path / f"cut-{at}.pcapng.gz", tmp_path / f"out-{at}"
+        trace.write_bytes(whole[:at])
+        inflated = zlib.decompressobj(wbits=31).decompress(whole[:at])
+        assert len(inflated) > shb_len
+        packets, cut_at = whole_packets(inflated)
+        # A stream without its trailer is cut even when it ends on a block.
+        cut_at = len(inflated) if cut_at is None else cut_at
+        assert_profiled_up_to_the_cut(profile_directly(trace, out), out, trace.name, packets, cut_at)
+
+
+def corrupt_cases() -> dict[str, bytes]:
+    ng = bytearray(SMALL_PCAPNG.read_bytes())
+    blocks = pcapng_blocks(bytes(ng))
+    middle = blocks[len(blocks) // 2][0]
+    struct.pack_into("<I", ng, middle + 4, 13)  # a block length no block has
+    whole = gzip.compress(SMALL_PCAPNG.read_bytes(), mtime=0)
+    flipped = bytearray(whole)
+    for i in range(len(whole) // 2, len(whole) // 2 + 16):
+        flipped[i] ^= 0x5A
+    return {
+        "pcap-huge-caplen": PCAP_CASES["pcap-huge-caplen"],
+        "pcap-bad-magic": PCAP_CASES["pcap-bad-magic"],
+        "pcapng-bad-block-length": bytes(ng),
+        "gz-bad-crc": GZ_CASES["gz-bad-crc"],
+        "gz-corrupt-deflate": bytes(flipped),
+    }
+
+
+CORRUPT_CASES = corrupt_cases()
+CUT_CASES = {
+    "pcap-in-second-record-header": PCAP_CASES["pcap-in-second-record-header"],
+    "pcapng-in-first-packet-block": PCAP_CASES["pcapng-in-first-packet-block"],
+    "gz-in-deflate-stream": GZ_CASES["gz-in-deflate-stream"],
+    "gz-without-trailer": GZ_CASES["gz-without-trailer"],
+}
+
+
+@pytest.fixture()
+def previous_profile(tmp_path) -> tuple[Path, dict[str, bytes]]:
+    """A workspace whose `p` is a previous profile, and its bytes."""
+    ok(["profile", str(SMALL_PCAP), "-o", "p", "--quiet", "--no-progress"], tmp_path)
+    (tmp_path / "p" / "previous-run.txt").write_text("the previous output\n")
+    return tmp_path, {str(f.relative_to(tmp_path)): f.read_bytes() for f in (tmp_path / "p").rglob("*") if f.is_file()}
+
+
+def profile_dir(ws: Path) -> dict[str, bytes]:
+    return {str(f.relative_to(ws)): f.read_bytes() for f in (ws / "p").rglob("*") if f.is_file()}
+
+
+def trace_name(case: str) -> str:
+    return "t.pcapng.gz" if case.startswith("gz") else "t.pcap"
+
+
+@pytest.mark.parametrize("case", list(CORRUPT_CASES))
+def test_profile_of_a_corrupt_capture_is_exit_3_and_replaces_nothing(case, previous_profile):
+    ws, before = previous_profile
+    (ws / trace_name(case)).write_bytes(CORRUPT_CASES[case])
+    r = run_tracelab("profile", trace_name(case), "-o", "p", "--quiet", "--no-progress", cwd=ws)
     assert r.returncode == 3, r.stderr
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "t.pcapng.gz" in lines[0] and "offset" in lines[0], r.stderr
-    assert strays(tmp_path) == []
+    assert len(lines) == 1 and trace_name(case) in lines[0] and "offset" in lines[0], r.stderr
+    assert profile_dir(ws) == before and strays(ws) == []
+
+
+@pytest.mark.parametrize("case", list(CUT_CASES))
+def test_profile_of_a_cut_capture_replaces_the_previous_one_whole(case, previous_profile):
+    ws, _ = previous_profile
+    (ws / trace_name(case)).write_bytes(CUT_CASES[case])
+    r = run_tracelab("profile", trace_name(case), "-o", "p", "--quiet", "--no-progress", cwd=ws)
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "warning" in lines[0] and trace_name(case) in lines[0], r.stderr
+    after = profile_dir(ws)
+    assert "p/previous-run.txt" not in after and set(after) >= {"p/summary.json", "p/connections.parquet"}
+    assert json.loads(after["p/summary.json"])["truncated_tails"][0]["file"] == trace_name(case)
+    assert strays(ws) == []
+
+
+def rotated_files(ws: Path) -> list[Path]:
+    """SMALL_PCAP's records cut into three rotated files, in time order."""
+    whole = SMALL_PCAP.read_bytes()
+    records = pcap_records(whole)
+    thirds = [records[: len(records) // 3], records[len(records) // 3 : 2 * len(records) // 3]]
+    thirds.append(records[2 * len(records) // 3 :])
+    files = []
+    for i, part in enumerate(thirds):
+        path = ws / f"rot-{i}.pcap"
+        path.write_bytes(whole[:24] + b"".join(whole[a:b] for a, b in part))
+        files.append(path)
+    return files
+
+
+def test_a_cut_rotated_file_is_counted_and_the_next_files_read(previous_profile):
+    """A middle file cut short (the disk filled, then rotation went on): its
+    whole records, then every record of the files after it."""
+    ws, _ = previous_profile
+    files = rotated_files(ws)
+    middle = files[1].read_bytes()
+    last_start = pcap_records(middle)[-1][0]
+    files[1].write_bytes(middle[: last_start + 20])
+    r = run_tracelab("profile", *(f.name for f in files), "-o", "p", "--quiet", "--no-progress", cwd=ws)
+    assert r.returncode == 0, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "rot-1.pcap" in r.stderr, r.stderr
+    summary = json.loads((ws / "p" / "summary.json").read_text())
+    assert summary["packets"]["read"] == len(pcap_records(SMALL_PCAP.read_bytes())) - 1
+    assert [(Path(t["file"]).name, t["offset"]) for t in summary["truncated_tails"]] == [("rot-1.pcap", last_start)]
+    assert [f["frames"] for f in summary["trace"]["files"]] == [len(pcap_records(f.read_bytes())) for f in files]
+
+
+def test_a_corrupt_rotated_file_is_exit_3_and_replaces_nothing(previous_profile):
+    ws, before = previous_profile
+    files = rotated_files(ws)
+    middle = bytearray(files[1].read_bytes())
+    struct.pack_into("<I", middle, pcap_records(bytes(middle))[3][0] + 8, 0x7FFFFFF0)
+    files[1].write_bytes(bytes(middle))
+    r = run_tracelab("profile", *(f.name for f in files), "-o", "p", "--quiet", "--no-progress", cwd=ws)
+    assert r.returncode == 3, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "rot-1.pcap" in lines[0] and "offset" in lines[0], r.stderr
+    assert profile_dir(ws) == before and strays(ws) == []
 
 
 BAD_MODELS = {

@@ -19,7 +19,7 @@ use std::time::Instant;
 use tracelab_decode::{decode_into, ip_proto, Addr, PacketMeta, SkipReason};
 use tracelab_flow::{ConnRecord, Seen, Tracker, TrackerConfig, Uid};
 use tracelab_pcap::chain::{expand_inputs, Chain, ChainError, Part};
-use tracelab_pcap::{FrameSource, ReadError, Source};
+use tracelab_pcap::{FrameSource, ReadError, ReadErrorKind, Source};
 
 use crate::scope::{LocalNets, Scope};
 use crate::writers::{Composition, OutputConfig, OutputError, OutputSink, SizeHistogram, Staging, Totals};
@@ -73,7 +73,10 @@ pub struct Accounting {
     /// latest timestamp decoded before them): processed at network time,
     /// so time never goes backwards for the trackers.
     pub out_of_order: u64,
-    pub read_error: Option<ReadError>,
+    /// Files that end in a cut record (still being written, or cut short):
+    /// every whole record before the cut was read, and reading went on with
+    /// the next file. A corrupt record is not here: it fails the profile.
+    pub truncated_tails: Vec<ReadError>,
     /// Per-packet counts behind `decoded_by_proto`, indexed like
     /// `PROTO_NAMES` and folded into the map when the input ends (a map
     /// update per packet cost more than decoding the packet).
@@ -310,10 +313,14 @@ fn open_chain(cfg: &ProfileConfig) -> Result<Chain, ChainError> {
 /// Why a profile produced no outputs (or incomplete ones).
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
-    /// The trace could not be opened (a read error later in the file is not
-    /// an `Err`: see [`Accounting::read_error`]).
+    /// The trace could not be opened (a file that ends in a cut record is
+    /// not an `Err`: see [`Accounting::truncated_tails`]).
     #[error(transparent)]
     Open(#[from] ReadError),
+    /// A record is corrupt, or the system failed to read the file: what
+    /// was read before it is not trusted as a profile, so nothing is written.
+    #[error("{0} (a corrupt or unreadable capture: no outputs written)")]
+    Read(ReadError),
     /// The input files do not make one capture (or cannot be listed).
     #[error(transparent)]
     Inputs(ChainError),
@@ -328,10 +335,10 @@ pub enum ProfileError {
     Interrupted(i32),
 }
 
-/// Profiles one trace into `cfg.out_dir`. Returns the profile even when the
-/// file ended in a read error (the outputs then hold everything before it;
-/// the error is in `accounting.read_error`). Errors opening the file or
-/// writing outputs are returned as `Err`.
+/// Profiles one trace into `cfg.out_dir`. Returns the profile even when a
+/// file ends in a cut record (the outputs then hold every whole record; the
+/// cut is in `accounting.truncated_tails`). A corrupt or unreadable record,
+/// and errors opening the files or writing outputs, are returned as `Err`.
 pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
     let started = Instant::now();
     without_huge_pages();
@@ -398,15 +405,21 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
             Ok(None) => match chain.next_file(acc.frames, last_frame_ts) {
                 Ok(true) => continue,
                 Ok(false) => break,
-                Err(e) => {
-                    acc.read_error = Some(e);
-                    break;
-                }
+                Err(e) => return Err(ProfileError::Open(e)),
             },
-            Err(e) => {
-                acc.read_error = Some(e);
-                break;
+            // A file cut in a record (a capture still being written, a
+            // rotated file cut by a full disk) holds only whole records
+            // before the cut, as tcpdump and Zeek read it: counted, and
+            // the next file read, so rotation loses nothing after it.
+            Err(e) if e.kind == ReadErrorKind::TruncatedTail => {
+                acc.truncated_tails.push(e);
+                match chain.next_file(acc.frames, last_frame_ts) {
+                    Ok(true) => continue,
+                    Ok(false) => break,
+                    Err(e) => return Err(ProfileError::Open(e)),
+                }
             }
+            Err(e) => return Err(ProfileError::Read(e)),
         };
         acc.frames += 1;
         last_frame_ts = Some(frame.ts_ns);

@@ -37,11 +37,16 @@ samples/{warmups,trains,rtt,packet_sizes}.parquet, summary.json. See docs/analyz
 They are written to .DIR.partial-PID beside DIR, which replaces DIR only once complete:
 on an error or SIGINT/SIGTERM it is removed and a previous DIR stays as it was.
 
+A file that ends in a cut record (still being written, or cut short by a full disk) is
+profiled up to the cut: summary.json lists it under `truncated_tails` (file, offset), one
+warning line says so, and the exit status is 0. Rotated files go on with the next file.
+
 Exit status (as every tracelab command):
-  0  success
+  0  success (also with cut tails, see above)
   2  usage: bad arguments or options
-  3  input data: the trace (or --roles model) cannot be read or is invalid, including a
-     trace that ends in a read error (DIR then holds everything before it)
+  3  input data: the trace (or --roles model) cannot be read or is invalid: a file cut in its
+     file header, a corrupt record (bad length, block or gzip data) or a failed read. Nothing
+     is written: a previous DIR stays as it was
   4  output: DIR cannot be written (permission, full disk, ...)
   5  internal: a bug (please report it)
 Killed by SIGINT/SIGTERM, it ends by that signal after removing its partial outputs.
@@ -322,7 +327,7 @@ fn run(args: &Args) -> ExitCode {
         Err(e) => {
             eprintln!("tracelab-analyzer: {e}");
             return ExitCode::from(match e {
-                ProfileError::Open(_) | ProfileError::Inputs(_) => INPUT,
+                ProfileError::Open(_) | ProfileError::Read(_) | ProfileError::Inputs(_) => INPUT,
                 ProfileError::Output(_) => OUTPUT,
                 _ => INTERNAL,
             });
@@ -342,7 +347,7 @@ fn run(args: &Args) -> ExitCode {
         eprintln!("tracelab-analyzer: interrupted by signal {signal}: {} left as it was", cfg.out_dir.display());
         interrupt::reraise(signal);
     }
-    let read_error = p.accounting.read_error.clone();
+    let cuts: Vec<String> = p.accounting.truncated_tails.iter().map(|e| e.to_string()).collect();
     let (frames, elapsed_s) = (p.accounting.frames, p.elapsed_s);
     let human = if args.quiet || args.json {
         None
@@ -367,9 +372,10 @@ fn run(args: &Args) -> ExitCode {
     };
     // A closed stdout (e.g. piped into `head`) is not an error of the profile.
     let _ = shown;
-    if let Some(e) = &read_error {
-        eprintln!("tracelab-analyzer: {e} (outputs hold the {frames} packets before it)");
-        return ExitCode::from(INPUT);
+    for cut in &cuts {
+        eprintln!(
+            "tracelab-analyzer: warning: {cut}: the file ends in a cut record; profiled every whole record before it"
+        );
     }
     ExitCode::SUCCESS
 }

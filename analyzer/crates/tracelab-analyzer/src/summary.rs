@@ -77,9 +77,10 @@ pub fn summary_json(cfg: &ProfileConfig, p: &Profile, tracker_config: Value) -> 
             "skipped": skipped,
             "out_of_order": acc.out_of_order,
         },
-        "read_error": acc.read_error.as_ref().map(|e| json!({
+        // Files that end in a cut record, each read up to the cut.
+        "truncated_tails": acc.truncated_tails.iter().map(|e| json!({
             "file": e.file.display().to_string(), "offset": e.offset, "reason": e.reason,
-        })),
+        })).collect::<Vec<_>>(),
         "connections": {"total": p.connections, "by_proto": p.by_proto, "by_state": p.by_state},
         "hosts": {"total": p.hosts, "local": p.local_hosts, "servers": p.servers},
         "composition": composition,
@@ -134,6 +135,9 @@ pub fn print_human(w: &mut impl Write, cfg: &ProfileConfig, p: &Profile) -> io::
     }
     if acc.out_of_order > 0 {
         writeln!(w, "                  ({} out of order: taken at network time)", acc.out_of_order)?;
+    }
+    for cut in &acc.truncated_tails {
+        writeln!(w, "  truncated     {} (read up to it)", cut)?;
     }
     writeln!(w, "  # hosts       {} ({} local, {} servers)", p.hosts, p.local_hosts, p.servers)?;
     if cfg.local.is_empty() {

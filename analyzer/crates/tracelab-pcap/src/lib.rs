@@ -7,7 +7,8 @@
 //! limits ([`MAX_CAPLEN`], [`MAX_IDB_LEN`]) so that a corrupt length field is
 //! a [`ReadError`], never an allocation bomb. A file that ends in the middle
 //! of a record yields every complete frame before it and then one
-//! `ReadError` naming the file and the offset of the broken record; after an
+//! `ReadError` naming the file and the offset of the broken record, its
+//! [`ReadErrorKind`] telling such a cut tail from corruption; after an
 //! error a source only returns `Ok(None)`.
 //!
 //! [`libpcap`] wraps the system libpcap (through the `pcap` crate) behind the
@@ -68,11 +69,44 @@ pub struct ReadError {
     pub file: PathBuf,
     pub offset: u64,
     pub reason: String,
+    pub kind: ReadErrorKind,
+}
+
+/// What a [`ReadError`] says about the bytes: whether every record before
+/// it can be trusted as the whole capture so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadErrorKind {
+    /// The stream ends inside a record or header (or a gzip stream ends
+    /// before its trailer): a file still being written, or cut short by a
+    /// full disk or a copy. Every record before the offset is whole.
+    TruncatedTail,
+    /// The bytes are not a valid capture: a bad magic, version, length or
+    /// option, a corrupt deflate stream or gzip checksum.
+    Corrupt,
+    /// The system could not open or read the file.
+    Io,
 }
 
 impl ReadError {
-    pub(crate) fn new(file: &Path, offset: u64, reason: impl Into<String>) -> ReadError {
-        ReadError { file: file.to_path_buf(), offset, reason: reason.into() }
+    pub(crate) fn new(file: &Path, offset: u64, kind: ReadErrorKind, reason: impl Into<String>) -> ReadError {
+        ReadError { file: file.to_path_buf(), offset, reason: reason.into(), kind }
+    }
+
+    /// A failed read of the byte stream at `offset`: a gzip stream that ends
+    /// early is a cut tail, one that does not inflate is corrupt.
+    pub(crate) fn io(file: &Path, offset: u64, e: &std::io::Error) -> ReadError {
+        ReadError::new(file, offset, io_kind(e), format!("read error: {e}"))
+    }
+}
+
+/// The kind of an error of the byte stream (the file or the gzip decoder
+/// over it): flate2 reports a stream that ends before its trailer as
+/// `UnexpectedEof`, bad deflate data or checksum as `InvalidInput`/`InvalidData`.
+pub(crate) fn io_kind(e: &std::io::Error) -> ReadErrorKind {
+    match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => ReadErrorKind::TruncatedTail,
+        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => ReadErrorKind::Corrupt,
+        _ => ReadErrorKind::Io,
     }
 }
 
@@ -144,7 +178,7 @@ impl FrameSource for Source<'_> {
 /// Opens a capture file of any supported format, recognised by its magic
 /// number (not by its name).
 pub fn open(path: &Path) -> Result<Source<'static>, ReadError> {
-    let file = File::open(path).map_err(|e| ReadError::new(path, 0, format!("cannot open: {e}")))?;
+    let file = File::open(path).map_err(|e| ReadError::new(path, 0, ReadErrorKind::Io, format!("cannot open: {e}")))?;
     let size = file.metadata().ok().map(|m| m.len());
     sniff(Box::new(file), path.to_path_buf(), size)
 }
@@ -179,9 +213,14 @@ fn sniff<'r>(
 
 fn read_magic<R: Read>(input: &mut Input<R>, name: &Path) -> Result<[u8; 4], ReadError> {
     let mut magic = [0u8; 4];
-    let n = input.read_full(&mut magic).map_err(|e| ReadError::new(name, 0, format!("read error: {e}")))?;
+    let n = input.read_full(&mut magic).map_err(|e| ReadError::io(name, 0, &e))?;
     if n < magic.len() {
-        return Err(ReadError::new(name, 0, format!("file too short to be a capture file ({n} bytes)")));
+        return Err(ReadError::new(
+            name,
+            0,
+            ReadErrorKind::TruncatedTail,
+            format!("file too short to be a capture file ({n} bytes)"),
+        ));
     }
     Ok(magic)
 }
@@ -203,6 +242,7 @@ fn dispatch<'r>(
     Err(ReadError::new(
         &name,
         0,
+        ReadErrorKind::Corrupt,
         format!(
             "not a pcap, pcapng or gzip file (magic {:02x}{:02x}{:02x}{:02x})",
             magic[0], magic[1], magic[2], magic[3]

@@ -16,13 +16,32 @@ use std::path::{Path, PathBuf};
 
 use pcap::{Capture, Offline, Precision};
 
-use crate::{Frame, FrameSource, ReadError};
+use crate::{Frame, FrameSource, ReadError, ReadErrorKind};
 
 extern "C" {
     // libpcap's stdio stream for an offline capture, to report offsets;
     // the `pcap` crate does not wrap it.
     fn pcap_file(p: *mut c_void) -> *mut c_void;
     fn ftell(stream: *mut c_void) -> c_long;
+}
+
+/// libpcap's error as a [`ReadError`]. libpcap tells a cut file only in its
+/// message: "truncated dump file; tried to read N captured bytes, only got
+/// M" (pcap) or "truncated pcapng dump file; ..."; a file it cannot open is
+/// "No such file or directory"/"Permission denied"; anything else is a bad file.
+fn libpcap_error(file: &Path, offset: u64, e: &pcap::Error) -> ReadError {
+    let reason = format!("libpcap: {e}");
+    let kind = if reason.contains("truncated") {
+        ReadErrorKind::TruncatedTail
+    } else if matches!(e, pcap::Error::IoError(_))
+        || reason.contains("No such file")
+        || reason.contains("Permission denied")
+    {
+        ReadErrorKind::Io
+    } else {
+        ReadErrorKind::Corrupt
+    };
+    ReadError::new(file, offset, kind, reason)
 }
 
 pub struct LibpcapSource {
@@ -35,8 +54,7 @@ pub struct LibpcapSource {
 
 /// Opens `path` with `pcap_open_offline_with_tstamp_precision(.., NANO)`.
 pub fn open(path: &Path) -> Result<LibpcapSource, ReadError> {
-    let capture = Capture::from_file_with_precision(path, Precision::Nano)
-        .map_err(|e| ReadError::new(path, 0, format!("libpcap: {e}")))?;
+    let capture = Capture::from_file_with_precision(path, Precision::Nano).map_err(|e| libpcap_error(path, 0, &e))?;
     let link_type = capture.get_datalink().0 as u32;
     let size_hint = std::fs::metadata(path).ok().map(|m| m.len());
     Ok(LibpcapSource { capture, name: path.to_path_buf(), link_type, size_hint, done: false })
@@ -85,7 +103,7 @@ impl FrameSource for LibpcapSource {
             }
             Err(e) => {
                 self.done = true;
-                Err(ReadError::new(&self.name, start, format!("libpcap: {e}")))
+                Err(libpcap_error(&self.name, start, &e))
             }
         }
     }

@@ -6,7 +6,8 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use crate::input::Input;
-use crate::{Frame, FrameSource, ReadError, MAX_CAPLEN};
+use crate::ReadErrorKind::{Corrupt, TruncatedTail};
+use crate::{Frame, FrameSource, ReadError, ReadErrorKind, MAX_CAPLEN};
 
 /// Which of the four standard magic numbers the file starts with.
 #[derive(Clone, Copy, Debug)]
@@ -93,13 +94,23 @@ impl<R: Read> PcapReader<R> {
         size_hint: Option<u64>,
     ) -> Result<PcapReader<R>, ReadError> {
         let mut h = [0u8; 20];
-        let n = input.read_full(&mut h).map_err(|e| ReadError::new(&name, 0, format!("read error: {e}")))?;
+        let n = input.read_full(&mut h).map_err(|e| ReadError::io(&name, 0, &e))?;
         if n < h.len() {
-            return Err(ReadError::new(&name, 0, format!("truncated pcap file header ({} of 24 bytes)", 4 + n)));
+            return Err(ReadError::new(
+                &name,
+                0,
+                TruncatedTail,
+                format!("truncated pcap file header ({} of 24 bytes)", 4 + n),
+            ));
         }
         let major = format.u16([h[0], h[1]]);
         if major != 2 {
-            return Err(ReadError::new(&name, 0, format!("unsupported pcap format version {major} (expected 2)")));
+            return Err(ReadError::new(
+                &name,
+                0,
+                Corrupt,
+                format!("unsupported pcap format version {major} (expected 2)"),
+            ));
         }
         // thiszone and sigfigs (h[4..12]) are not needed: libpcap ignores
         // thiszone too.
@@ -111,9 +122,14 @@ impl<R: Read> PcapReader<R> {
         Ok(PcapReader { input, format, link_type, snaplen, name, size_hint, done: false })
     }
 
-    fn fail(&mut self, offset: u64, reason: String) -> ReadError {
+    fn fail(&mut self, offset: u64, kind: ReadErrorKind, reason: String) -> ReadError {
         self.done = true;
-        ReadError::new(&self.name, offset, reason)
+        ReadError::new(&self.name, offset, kind, reason)
+    }
+
+    fn fail_io(&mut self, offset: u64, e: &std::io::Error) -> ReadError {
+        self.done = true;
+        ReadError::io(&self.name, offset, e)
     }
 }
 
@@ -157,7 +173,7 @@ impl<R: Read> PcapReader<R> {
         // The header is copied out (16 bytes) so the buffer can be refilled.
         let h = match self.input.fill(16) {
             Ok(b) => b.first_chunk::<16>().copied().ok_or(b.len()),
-            Err(e) => return Err(self.fail(start, format!("read error: {e}"))),
+            Err(e) => return Err(self.fail_io(start, &e)),
         };
         let h = match h {
             Ok(h) => h,
@@ -165,23 +181,33 @@ impl<R: Read> PcapReader<R> {
                 self.done = true;
                 return Ok(None);
             }
-            Err(n) => return Err(self.fail(start, format!("truncated record header ({n} of 16 bytes)"))),
+            Err(n) => {
+                return Err(self.fail(start, TruncatedTail, format!("truncated record header ({n} of 16 bytes)")))
+            }
         };
         let header = self.format.record_header(&h);
         let cap_len = header[2];
         if cap_len > MAX_CAPLEN {
-            return Err(self.fail(start, format!("record caplen {cap_len} exceeds the limit of {MAX_CAPLEN} bytes")));
+            return Err(self.fail(
+                start,
+                Corrupt,
+                format!("record caplen {cap_len} exceeds the limit of {MAX_CAPLEN} bytes"),
+            ));
         }
         // The whole record is lent from the input's buffer (it always fits:
         // cap_len <= MAX_CAPLEN).
         let record = 16 + cap_len as usize;
         let have = match self.input.fill(record) {
             Ok(b) => b.len(),
-            Err(e) => return Err(self.fail(start, format!("read error: {e}"))),
+            Err(e) => return Err(self.fail_io(start, &e)),
         };
         if have < record {
             let have = have - 16;
-            return Err(self.fail(start, format!("truncated record ({have} of {cap_len} captured bytes)")));
+            return Err(self.fail(
+                start,
+                TruncatedTail,
+                format!("truncated record ({have} of {cap_len} captured bytes)"),
+            ));
         }
         Ok(Some(self.frame(header)))
     }

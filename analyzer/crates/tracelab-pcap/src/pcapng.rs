@@ -7,7 +7,8 @@ use std::io::{self, Read};
 use std::path::PathBuf;
 
 use crate::input::Input;
-use crate::{Frame, FrameSource, ReadError, MAX_CAPLEN, MAX_IDB_LEN};
+use crate::ReadErrorKind::{self, Corrupt, TruncatedTail};
+use crate::{io_kind, Frame, FrameSource, ReadError, MAX_CAPLEN, MAX_IDB_LEN};
 
 /// Block type of a Section Header Block; the same bytes in both orders.
 pub(crate) const SHB_TYPE: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
@@ -81,6 +82,15 @@ enum BlockError {
     Io(io::Error),
 }
 
+impl BlockError {
+    fn kind(&self) -> ReadErrorKind {
+        match self {
+            BlockError::Truncated { .. } | BlockError::TruncatedSkip { .. } => TruncatedTail,
+            BlockError::Io(e) => io_kind(e),
+        }
+    }
+}
+
 fn fill<R: Read>(input: &mut Input<R>, dst: &mut [u8]) -> Result<(), BlockError> {
     match input.read_full(dst) {
         Ok(n) if n == dst.len() => Ok(()),
@@ -113,9 +123,9 @@ impl<R: Read> PcapngReader<R> {
         Ok(r)
     }
 
-    fn fail(&mut self, offset: u64, reason: impl Into<String>) -> ReadError {
+    fn fail(&mut self, offset: u64, kind: ReadErrorKind, reason: impl Into<String>) -> ReadError {
         self.done = true;
-        ReadError::new(&self.name, offset, reason)
+        ReadError::new(&self.name, offset, kind, reason)
     }
 
     /// Reads an SHB whose type has been consumed: its byte-order magic sets
@@ -123,40 +133,44 @@ impl<R: Read> PcapngReader<R> {
     /// with no interfaces.
     fn section_header(&mut self, start: u64) -> Result<(), ReadError> {
         let mut h = [0u8; 12]; // length, byte-order magic, major, minor
-        fill(&mut self.input, &mut h).map_err(|r| self.fail(start, format!("section header: {r}")))?;
+        fill(&mut self.input, &mut h).map_err(|r| self.fail(start, r.kind(), format!("section header: {r}")))?;
         self.order = match [h[4], h[5], h[6], h[7]] {
             [0x1a, 0x2b, 0x3c, 0x4d] => Order { big_endian: true },
             [0x4d, 0x3c, 0x2b, 0x1a] => Order { big_endian: false },
-            m => return Err(self.fail(start, format!("section header: bad byte-order magic {m:02x?}"))),
+            m => return Err(self.fail(start, Corrupt, format!("section header: bad byte-order magic {m:02x?}"))),
         };
         let total = u64::from(self.order.u32([h[0], h[1], h[2], h[3]]));
         // Type, length, BOM, version (4) and the 8-byte section length.
         if total < 28 || total % 4 != 0 {
-            return Err(self.fail(start, format!("section header: invalid block length {total}")));
+            return Err(self.fail(start, Corrupt, format!("section header: invalid block length {total}")));
         }
         let major = self.order.u16([h[8], h[9]]);
         if major != 1 {
-            return Err(self.fail(start, format!("section header: unsupported pcapng version {major}")));
+            return Err(self.fail(start, Corrupt, format!("section header: unsupported pcapng version {major}")));
         }
         // Section length and options are not needed.
-        skip(&mut self.input, total - 16).map_err(|r| self.fail(start, format!("section header: {r}")))?;
+        skip(&mut self.input, total - 16).map_err(|r| self.fail(start, r.kind(), format!("section header: {r}")))?;
         self.interfaces.clear();
         Ok(())
     }
 
     fn interface_description(&mut self, start: u64, total: u64) -> Result<(), ReadError> {
         if total > u64::from(MAX_IDB_LEN) {
-            return Err(self.fail(start, format!("interface description block of {total} bytes exceeds the limit")));
+            return Err(self.fail(
+                start,
+                Corrupt,
+                format!("interface description block of {total} bytes exceeds the limit"),
+            ));
         }
         let body = (total - BLOCK_OVERHEAD) as usize;
         if body < 8 {
-            return Err(self.fail(start, format!("interface description block too short ({total} bytes)")));
+            return Err(self.fail(start, Corrupt, format!("interface description block too short ({total} bytes)")));
         }
         let len = body + 4;
         if self.buf.len() < len {
             self.buf.resize(len, 0);
         }
-        fill(&mut self.input, &mut self.buf[..len]).map_err(|r| self.fail(start, r.to_string()))?;
+        fill(&mut self.input, &mut self.buf[..len]).map_err(|r| self.fail(start, r.kind(), r.to_string()))?;
         let o = self.order;
         let b = &self.buf[..body];
         let link_type = u32::from(o.u16([b[0], b[1]]));
@@ -169,7 +183,7 @@ impl<R: Read> PcapngReader<R> {
             let olen = usize::from(o.u16([b[p + 2], b[p + 3]]));
             let v = p + 4;
             if v + olen > body {
-                return Err(self.fail(start, format!("interface option {code} runs past its block")));
+                return Err(self.fail(start, Corrupt, format!("interface option {code} runs past its block")));
             }
             match code {
                 OPT_ENDOFOPT => break,
@@ -194,12 +208,12 @@ impl<R: Read> PcapngReader<R> {
         let units_per_sec = if tsresol & 0x80 != 0 {
             let e = tsresol & 0x7f;
             if e > 63 {
-                return Err(self.fail(start, format!("if_tsresol 2^-{e} out of range")));
+                return Err(self.fail(start, Corrupt, format!("if_tsresol 2^-{e} out of range")));
             }
             1u64 << e
         } else {
             if tsresol > 19 {
-                return Err(self.fail(start, format!("if_tsresol 10^-{tsresol} out of range")));
+                return Err(self.fail(start, Corrupt, format!("if_tsresol 10^-{tsresol} out of range")));
             }
             10u64.pow(u32::from(tsresol))
         };
@@ -212,7 +226,7 @@ impl<R: Read> PcapngReader<R> {
             return Ok(&self.interfaces[id as usize]);
         }
         let n = self.interfaces.len();
-        Err(self.fail(start, format!("packet block refers to interface {id}, but the section describes {n}")))
+        Err(self.fail(start, Corrupt, format!("packet block refers to interface {id}, but the section describes {n}")))
     }
 }
 
@@ -234,25 +248,29 @@ impl<R: Read> FrameSource for PcapngReader<R> {
             let mut h = [0u8; 8];
             let n = match self.input.read_full(&mut h[..4]) {
                 Ok(n) => n,
-                Err(e) => return Err(self.fail(start, format!("read error: {e}"))),
+                Err(e) => return Err(self.fail(start, io_kind(&e), format!("read error: {e}"))),
             };
             if n == 0 {
                 self.done = true;
                 return Ok(None);
             }
             if n < 4 {
-                return Err(self.fail(start, format!("truncated block header ({n} of 8 bytes)")));
+                return Err(self.fail(start, TruncatedTail, format!("truncated block header ({n} of 8 bytes)")));
             }
             if h[..4] == SHB_TYPE {
                 self.section_header(start)?;
                 continue;
             }
-            fill(&mut self.input, &mut h[4..]).map_err(|r| self.fail(start, format!("block header: {r}")))?;
+            fill(&mut self.input, &mut h[4..]).map_err(|r| self.fail(start, r.kind(), format!("block header: {r}")))?;
             let o = self.order;
             let block_type = o.u32_at(&h, 0);
             let total = u64::from(o.u32_at(&h, 4));
             if total < BLOCK_OVERHEAD || total % 4 != 0 {
-                return Err(self.fail(start, format!("block type {block_type:#x}: invalid block length {total}")));
+                return Err(self.fail(
+                    start,
+                    Corrupt,
+                    format!("block type {block_type:#x}: invalid block length {total}"),
+                ));
             }
             let body = total - BLOCK_OVERHEAD;
             // Fixed part of the packet block: (interface, ts_high, ts_low,
@@ -265,9 +283,9 @@ impl<R: Read> FrameSource for PcapngReader<R> {
                 EPB | OPB => {
                     let mut f = [0u8; 20];
                     if body < 20 {
-                        return Err(self.fail(start, format!("packet block too short ({total} bytes)")));
+                        return Err(self.fail(start, Corrupt, format!("packet block too short ({total} bytes)")));
                     }
-                    fill(&mut self.input, &mut f).map_err(|r| self.fail(start, r.to_string()))?;
+                    fill(&mut self.input, &mut f).map_err(|r| self.fail(start, r.kind(), r.to_string()))?;
                     let interface = if block_type == EPB {
                         o.u32_at(&f, 0)
                     } else {
@@ -279,9 +297,13 @@ impl<R: Read> FrameSource for PcapngReader<R> {
                 SPB => {
                     let mut f = [0u8; 4];
                     if body < 4 {
-                        return Err(self.fail(start, format!("simple packet block too short ({total} bytes)")));
+                        return Err(self.fail(
+                            start,
+                            Corrupt,
+                            format!("simple packet block too short ({total} bytes)"),
+                        ));
                     }
-                    fill(&mut self.input, &mut f).map_err(|r| self.fail(start, r.to_string()))?;
+                    fill(&mut self.input, &mut f).map_err(|r| self.fail(start, r.kind(), r.to_string()))?;
                     let wire_len = o.u32_at(&f, 0);
                     let snaplen = self.interface(start, 0)?.snaplen;
                     // An SPB has no caplen: the spec derives it from the
@@ -293,17 +315,23 @@ impl<R: Read> FrameSource for PcapngReader<R> {
                     (0, 0, 0, cap.min(u64::from(u32::MAX)) as u32, wire_len, 4)
                 }
                 _ => {
-                    skip(&mut self.input, total - 8).map_err(|r| self.fail(start, r.to_string()))?;
+                    skip(&mut self.input, total - 8).map_err(|r| self.fail(start, r.kind(), r.to_string()))?;
                     continue;
                 }
             };
             if cap_len > MAX_CAPLEN {
-                return Err(
-                    self.fail(start, format!("packet caplen {cap_len} exceeds the limit of {MAX_CAPLEN} bytes"))
-                );
+                return Err(self.fail(
+                    start,
+                    Corrupt,
+                    format!("packet caplen {cap_len} exceeds the limit of {MAX_CAPLEN} bytes"),
+                ));
             }
             if fixed + u64::from(cap_len) > body {
-                return Err(self.fail(start, format!("packet caplen {cap_len} exceeds its block of {total} bytes")));
+                return Err(self.fail(
+                    start,
+                    Corrupt,
+                    format!("packet caplen {cap_len} exceeds its block of {total} bytes"),
+                ));
             }
             let link_type = self.interface(start, interface)?.link_type;
             let ts = if block_type == SPB { 0 } else { ts_ns(self.interface(start, interface)?, hi, lo) };
@@ -311,10 +339,10 @@ impl<R: Read> FrameSource for PcapngReader<R> {
             if self.buf.len() < len {
                 self.buf.resize(len, 0);
             }
-            fill(&mut self.input, &mut self.buf[..len]).map_err(|r| self.fail(start, r.to_string()))?;
+            fill(&mut self.input, &mut self.buf[..len]).map_err(|r| self.fail(start, r.kind(), r.to_string()))?;
             // Padding, options and the trailing length.
             skip(&mut self.input, total - 8 - fixed - u64::from(cap_len))
-                .map_err(|r| self.fail(start, r.to_string()))?;
+                .map_err(|r| self.fail(start, r.kind(), r.to_string()))?;
             return Ok(Some(Frame { ts_ns: ts, cap_len, wire_len, link_type, interface, data: &self.buf[..len] }));
         }
     }

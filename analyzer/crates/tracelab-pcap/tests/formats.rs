@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use tracelab_pcap::{from_reader, FrameSource, ReadError, MAX_CAPLEN};
+use tracelab_pcap::{from_reader, FrameSource, ReadError, ReadErrorKind, MAX_CAPLEN};
 
 // ---- pcap builder ---------------------------------------------------------
 
@@ -236,6 +236,7 @@ fn pcap_truncated_record_header_and_data() {
         let err = err.expect("an error for the broken record");
         assert_eq!(err.offset, record_start);
         assert!(err.reason.contains(what), "{}", err.reason);
+        assert_eq!(err.kind, ReadErrorKind::TruncatedTail, "a cut, not corruption");
         assert_eq!(err.to_string(), format!("mem: offset {record_start}: {}", err.reason));
     }
 }
@@ -254,6 +255,7 @@ fn pcap_caplen_limits() {
     let err = err.unwrap();
     assert_eq!(err.offset, at);
     assert!(err.reason.contains("exceeds the limit"), "{}", err.reason);
+    assert_eq!(err.kind, ReadErrorKind::Corrupt);
 
     // Longer than the snaplen (8): cut to the snaplen, as libpcap does,
     // and the next record is still found.
@@ -334,6 +336,10 @@ fn pcapng_errors() {
     let (frames, err) = read_bytes(&ng.bytes[..at as usize + 30]);
     assert_eq!(frames.len(), 1);
     assert_eq!(err.unwrap().offset, at);
+    // A cut (in the first EPB's data) is told from corruption.
+    let (frames, err) = read_bytes(&ng.bytes[..at as usize - 6]);
+    let err = err.unwrap();
+    assert_eq!((frames.len(), err.kind), (0, ReadErrorKind::TruncatedTail), "{err}");
 
     // Block length not a multiple of 4.
     let mut bad = Ng::new().section(false).interface(1, 0, None, None);
@@ -341,7 +347,9 @@ fn pcapng_errors() {
     bad = bad.epb(0, 0, b"a", 1);
     bad.bytes[at + 4] += 1;
     let (_, err) = read_bytes(&bad.bytes);
-    assert!(err.unwrap().reason.contains("invalid block length"));
+    let err = err.unwrap();
+    assert!(err.reason.contains("invalid block length"));
+    assert_eq!(err.kind, ReadErrorKind::Corrupt);
 
     // Caplen beyond its block.
     let mut over = Ng::new().section(false).interface(1, 0, None, None);
@@ -384,7 +392,16 @@ fn gzip_of_pcap_and_pcapng() {
     let big = (0..200).fold(Pcap::new(false, false, 0, 1), |p, i| p.record(i, 0, &[i as u8; 100], 100));
     let z = gzip(&big.bytes);
     let (frames, err) = read_bytes(&z[..z.len() / 2]);
-    assert!(err.is_some() && !frames.is_empty() && frames.len() < 200);
+    assert!(!frames.is_empty() && frames.len() < 200);
+    assert_eq!(err.unwrap().kind, ReadErrorKind::TruncatedTail, "a cut stream, as a file still being written");
+    // Without its trailer (CRC and length) too; a wrong CRC is corruption.
+    let (frames, err) = read_bytes(&z[..z.len() - 4]);
+    assert_eq!((frames.len(), err.unwrap().kind), (200, ReadErrorKind::TruncatedTail));
+    let mut bad_crc = z.clone();
+    let crc_at = z.len() - 8;
+    bad_crc[crc_at] ^= 0xff;
+    let (_, err) = read_bytes(&bad_crc);
+    assert_eq!(err.unwrap().kind, ReadErrorKind::Corrupt);
 }
 
 #[test]
