@@ -206,6 +206,7 @@ py::dict result_dict(RunResult& r) {
       py::dict ft;
       ft["time_weighted_mean"] = n.flow_table_mean;
       ft["max"] = n.flow_table_max;
+      ft["longest_probe"] = n.flow_table_longest_probe;
       ft["time_at_size_ps"] = n.flow_table_time_at;
       d["flow_table"] = ft;
     } else {

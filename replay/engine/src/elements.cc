@@ -70,6 +70,7 @@ BuiltCore with_table(const C& cfg) {
   T* raw = core.get();
   BuiltCore b;
   b.flow_table_size = [raw] { return static_cast<uint64_t>(raw->flows()); };
+  b.flow_table_longest_probe = [raw] { return static_cast<uint64_t>(raw->table_longest_probe()); };
   b.core = std::move(core);
   return b;
 }

@@ -36,6 +36,9 @@ struct BuiltCore {
   std::unique_ptr<QueueCore> core;
   // Number of flow-table entries right now; empty when the core has no table.
   std::function<uint64_t()> flow_table_size;
+  // The table's longest probe right now (FlowTable::longest_probe: walks
+  // every bucket, so read once, at the end of a run); empty without a table.
+  std::function<uint64_t()> flow_table_longest_probe;
 };
 
 struct ElementInfo {

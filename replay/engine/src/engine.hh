@@ -95,7 +95,8 @@ struct NodeResult {
   bool has_flow_table = false;
   double flow_table_mean = 0;  // time-weighted
   uint64_t flow_table_max = 0;
-  std::vector<Time> flow_table_time_at;  // picoseconds spent at each table size
+  uint64_t flow_table_longest_probe = 0;  // at the end of the run: the seed at work (table_seed)
+  std::vector<Time> flow_table_time_at;   // picoseconds spent at each table size
 };
 
 struct Detail {  // one entry per packet, in the order packets were offered
