@@ -53,14 +53,12 @@ def _literal(text: str) -> str:
 class ProfileDB:
     """The tables of one profile or dataset as DuckDB views (see the module doc)."""
 
-    def __init__(self, source: str | Path, memory_limit: str = MEMORY_LIMIT, threads: int | None = None):
+    def __init__(self, source: str | Path, memory_limit: str = MEMORY_LIMIT):
         self.source = Path(source)
         self._spill = tempfile.TemporaryDirectory(prefix="tracelab-derive-")
         self.con = duckdb.connect(":memory:")
         self.con.execute(f"SET memory_limit = {_literal(memory_limit)}")
         self.con.execute(f"SET temp_directory = {_literal(self._spill.name)}")
-        if threads:
-            self.con.execute(f"SET threads = {int(threads)}")
         self.tables: dict[str, list[str]] = {}
         self.small = True  # the connections fit in memory (IN_MEMORY rows)
         self.paths: dict[str, str] = {}
@@ -167,8 +165,16 @@ class ProfileDB:
     def rows(self, sql: str, params=None) -> list[tuple]:
         try:
             return self.con.execute(sql, params or []).fetchall()
-        except duckdb.OutOfMemoryException as e:
-            raise ProfileError(f"{self.source}: DuckDB ran out of memory ({e})") from e
+        except duckdb.Error as e:
+            raise self._error(e) from e
+
+    def _error(self, e: Exception) -> ProfileError:
+        """A query that fails on the data (out of memory, a file that turns out
+        unreadable, tables whose files disagree) in one line."""
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        if isinstance(e, duckdb.OutOfMemoryException):
+            return ProfileError(f"{self.source}: DuckDB ran out of memory; give --memory-limit more ({first})")
+        return ProfileError(f"{self.source}: cannot read the profile ({first})")
 
     def row(self, sql: str, params=None) -> tuple:
         return self.rows(sql, params)[0]
@@ -176,12 +182,26 @@ class ProfileDB:
     def scalar(self, sql: str, params=None):
         return self.row(sql, params)[0]
 
+    def execute(self, sql: str) -> None:
+        """A statement without a result (a view or a table of the derive's own)."""
+        try:
+            self.con.execute(sql)
+        except duckdb.Error as e:
+            raise self._error(e) from e
+
+    def record_batches(self, sql: str):
+        """The query's result as Arrow record batches of up to STREAM_BLOCK rows."""
+        try:
+            for batch in self.con.execute(sql).to_arrow_reader(STREAM_BLOCK):
+                if batch.num_rows:
+                    yield batch
+        except (duckdb.Error, pa.ArrowException) as e:
+            raise self._error(e) from e
+
     def batches(self, sql: str):
         """The query's first column, as float64 arrays of up to STREAM_BLOCK values."""
-        reader = self.con.execute(sql).to_arrow_reader(STREAM_BLOCK)
-        for batch in reader:
-            if batch.num_rows:
-                yield batch.column(0).to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+        for batch in self.record_batches(sql):
+            yield batch.column(0).to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
 
     def column(self, select: str, order: str) -> SqlColumn:
         """The column `v` of `select` (a query giving `v` and the keys `order` sorts on)."""

@@ -35,7 +35,7 @@ import numpy as np
 from scipy import stats
 
 from . import schema as S
-from .columns import STREAM_BLOCK, pairwise_sum
+from .columns import pairwise_sum
 from .distributions import fit_model
 
 SCOPES = (S.SCOPE_INTRANET, S.SCOPE_INTERNET)
@@ -86,7 +86,7 @@ def _rows_view(db) -> None:
         return f'coalesce("{name}", {otherwise})' if db.has("connections", name) else otherwise
 
     mapped = "CASE state " + " ".join(f"WHEN '{a}' THEN '{b}'" for a, b in TCP_STATE_MAP.items()) + " ELSE state END"
-    db.con.execute(f"""
+    db.execute(f"""
         CREATE OR REPLACE TEMP VIEW traffic_base AS SELECT
             conn, {text(S.PROTO)} AS proto, {text(S.SCOPE)} AS scope, {text(S.CONN_STATE)} AS state,
             {num(S.ORIG_BYTES, "0.0")} AS ob, {num(S.RESP_BYTES, "0.0")} AS rb,
@@ -105,7 +105,7 @@ def _rows_view(db) -> None:
             {num("rtt_data_ack_orig_median_s")} AS orig_rtt_data_ack,
             {num("rtt_data_ack_resp_median_s")} AS resp_rtt_data_ack
         FROM connections""")  # fmt: skip
-    db.con.execute(f"""
+    db.execute(f"""
         CREATE OR REPLACE TEMP TABLE traffic_rows AS SELECT *,
             ob + rb AS total_bytes,
             CASE WHEN ob + rb > 0 THEN ob / (ob + rb) ELSE 'NaN'::DOUBLE END AS orig_fraction,
@@ -140,10 +140,7 @@ def normal_score_correlation(db, names: list[str], where: str, rows: int) -> np.
     k = len(names)
 
     def scores(centre=None):
-        reader = db.con.execute(query).to_arrow_reader(STREAM_BLOCK)
-        for batch in reader:
-            if not batch.num_rows:
-                continue
+        for batch in db.record_batches(query):
             r = np.vstack([batch.column(j).to_numpy().astype(np.float64) for j in range(k)])
             z = stats.norm.ppf(r / (rows + 1))
             if centre is None:
@@ -258,8 +255,7 @@ def _host_rows(db, keys: list[str], edges: str) -> dict:
     unique = f"SELECT *, count(*) AS multiplicity FROM ({per_host}) GROUP BY ALL"
     distinct = int(db.scalar(f"SELECT count(*) FROM ({unique})"))
     rows: dict[tuple, int] = {}
-    reader = db.con.execute(unique).to_arrow_reader(STREAM_BLOCK)
-    for batch in reader:
+    for batch in db.record_batches(unique):
         counts_ = np.column_stack([batch.column(i).to_numpy().astype(np.int64) for i in range(len(keys))])
         mult = batch.column(len(keys)).to_numpy().astype(np.int64)
         if distinct > MAX_HOST_ROWS:  # coarsen to 2 significant digits (keeps 0 and 1..99 exact)

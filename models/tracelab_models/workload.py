@@ -137,7 +137,7 @@ def _derive(db, profile_dir: Path, max_fit_samples: int, seed: int, advance) -> 
         ],
     )
     summary = read_summary(profile_dir)
-    db.con.execute(f"""
+    db.execute(f"""
         CREATE OR REPLACE TEMP TABLE derive_rows AS SELECT conn,
             coalesce(scope, '') AS scope,
             coalesce(CAST(orig_bytes AS DOUBLE), 0.0) AS up, coalesce(CAST(resp_bytes AS DOUBLE), 0.0) AS down,
