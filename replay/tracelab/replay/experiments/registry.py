@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import chunk_more, jumbogen_units, mtq_chain, ncq_analytic, runs, thesis_more, wlan, workload_models
+from . import chunk_more, jumbogen_units, mtq_chain, ncq_analytic, ncq_closed, runs, thesis_more, wlan, workload_models
 from . import closed_loop as cl
 from .outcome import Context, Outcome
 
@@ -78,6 +78,52 @@ EXPERIMENTS: dict[str, Experiment] = {
             2000.0,
             4,
             1,
+        ),
+        # (seconds of the unloaded run, seconds of the loaded runs)
+        Experiment(
+            "E-NCQ-0",
+            "NCQ common setup measured ([001 §4.2], Fig. 4)",
+            CLOSED,
+            NS3,
+            ncq_closed.e_ncq_0,
+            (600.0, 60.0),
+            (100.0, 5.0),
+            136,
+            12,
+        ),
+        # (seconds per run, the points of the sweep)
+        Experiment(
+            "E-NCQ-1",
+            "NCQ/NCQ+ scalability ([001] Scen. 1, Figs. 5–9)",
+            CLOSED,
+            NS3,
+            ncq_closed.e_ncq_1,
+            (60.0, (80, 100, 120, 140, 160, 180, 200)),
+            (5.0, (120, 160)),
+            861,
+            18,
+        ),
+        Experiment(
+            "E-NCQ-2",
+            "NCQ/NCQ+ under VoIP load ([001] Scen. 2, Figs. 10–13)",
+            CLOSED,
+            NS3,
+            ncq_closed.e_ncq_2,
+            (60.0, (3, 6, 9, 12, 15, 18)),
+            (5.0, (6, 18)),
+            580,
+            16,
+        ),
+        Experiment(
+            "E-NCQ-3",
+            "NCQ/NCQ+ under sensor load ([001] Scen. 3, Figs. 14–17)",
+            CLOSED,
+            NS3,
+            ncq_closed.e_ncq_3,
+            (60.0, (3, 6, 9, 12, 15, 18)),
+            (5.0, (6, 18)),
+            600,
+            17,
         ),
         # packets of each QTime stream
         Experiment(
