@@ -19,6 +19,7 @@
 //! resolver answering one client's lookups from several ports counts, a
 //! peer answering a single flow does not.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 use tracelab_decode::{ip_proto, Addr};
@@ -119,9 +120,12 @@ pub struct HostTable {
     /// `host << 16 | port`: destination ports per host, initiated / accepted.
     ports_out: HashSet<u64, TableBuild>,
     ports_in: HashSet<u64, TableBuild>,
-    /// `orig << 32 | resp`: every connection's pair, and accepted ones'.
-    pairs_out: HashSet<u64, TableBuild>,
-    pairs_in: HashSet<u64, TableBuild>,
+    /// `orig << 32 | resp`: every connection's pair, true once one of the
+    /// pair's connections was accepted. One entry serves both distinct
+    /// counts (an accepted pair is always an initiated one): one hash probe
+    /// where two sets took two, each a likely cache miss (see
+    /// docs/performance-history.md, analyzer step 31).
+    pairs: HashMap<u64, bool, TableBuild>,
     /// Answered UDP: (`host << 16 | port`, `peer << 16 | peer port`) pairs,
     /// and the number of distinct peer endpoints per `host << 16 | port`.
     udp_peers: HashSet<(u64, u64), TableBuild>,
@@ -145,16 +149,18 @@ impl HostTable {
         let (oi, ri) = (self.id(c.orig_h), self.id(c.resp_h));
         let port = u64::from(oi) << 16 | u64::from(c.resp_p);
         let pair = u64::from(oi) << 32 | u64::from(ri);
-        {
+        let pair_accepted = {
             let o = &mut self.hosts[oi as usize].1;
-            let (new_port, new_peer) = (self.ports_out.insert(port), self.pairs_out.insert(pair));
+            let (new_port, pair) = (self.ports_out.insert(port), self.pairs.entry(pair));
+            let new_peer = matches!(pair, Entry::Vacant(_));
             count_connection([&mut o.outcnx, &mut o.dportout, &mut o.fan_out], new_port, new_peer);
             o.add_traffic(c.orig_ip_bytes, c.resp_ip_bytes, c.orig_pkts, c.resp_pkts, resp_local);
-        }
+            pair.or_insert(false)
+        };
         if acc {
             let port = u64::from(ri) << 16 | u64::from(c.resp_p);
             let r = &mut self.hosts[ri as usize].1;
-            let (new_port, new_peer) = (self.ports_in.insert(port), self.pairs_in.insert(pair));
+            let (new_port, new_peer) = (self.ports_in.insert(port), !std::mem::replace(pair_accepted, true));
             count_connection([&mut r.incnx, &mut r.dportin, &mut r.fan_in], new_port, new_peer);
             if c.ip_proto == ip_proto::TCP && c.history.contains('h') {
                 r.accepted_tcp = true;
