@@ -177,3 +177,13 @@ def test_a_large_dataset_is_derived_within_a_memory_bound(tmp_path):
     model = json.loads((tmp_path / "m.json").read_text())
     assert model["flows"]["connections"] == ROWS
     assert peak_mb < RSS_BOUND_MB, f"peak RSS {peak_mb} MB"
+
+
+def test_too_little_memory_and_a_bad_size_are_one_line_each(profiles, tmp_path):
+    plain, _ = profiles
+    run = run_tracelab("model", "derive", str(plain), "--memory-limit", "1MB", "-q", "-o", str(tmp_path / "m.json"))
+    assert run.returncode == 3 and run.stderr.count("\n") == 1, run.stderr
+    assert "DuckDB ran out of memory; give --memory-limit more" in run.stderr
+    run = run_tracelab("model", "derive", str(plain), "--memory-limit", "lots", "-o", str(tmp_path / "m.json"))
+    assert run.returncode == 2 and "'lots' is not a size such as 512MB" in run.stderr
+    assert not (tmp_path / "m.json").exists()

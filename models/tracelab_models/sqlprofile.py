@@ -34,8 +34,6 @@ from .profile import _UNIT_PER_SECOND, ProfileError, check_schema_version
 MEMORY_LIMIT = "512MB"
 # Columns of up to this many values are fetched and computed on in memory (numpy).
 IN_MEMORY = 1 << 16
-# The most values a column hands over whole (a fit's sample: distributions.fit_all's default).
-MAX_VALUES = 100_000
 # The order of each table's rows: the plain profile's.
 # A timestamp column's ticks in its own unit.
 _TICKS = {"s": "(epoch_ms({}) // 1000)", "ms": "epoch_ms({})", "us": "epoch_us({})", "ns": "epoch_ns({})"}
@@ -192,7 +190,7 @@ class ProfileDB:
     def record_batches(self, sql: str):
         """The query's result as Arrow record batches of up to STREAM_BLOCK rows."""
         try:
-            for batch in self.con.execute(sql).to_arrow_reader(STREAM_BLOCK):
+            for batch in self.con.sql(sql).to_arrow_reader(STREAM_BLOCK):
                 if batch.num_rows:
                     yield batch
         except (duckdb.Error, pa.ArrowException) as e:
@@ -211,7 +209,8 @@ class ProfileDB:
 class SqlColumn:
     """A float64 column `v` of a query, in the order `order`, with columns.ArrayColumn's
     interface. A column of at most IN_MEMORY values is fetched once and is then an
-    ArrayColumn (numpy itself); a longer one is never fetched whole."""
+    ArrayColumn (numpy itself); a longer one is fetched whole only by `values()` and
+    `sorted()`, which the fits call on at most their sample size (distributions.py)."""
 
     # What `finite()` and `positive()` keep, by level.
     _KEEP = ("true", "isfinite(v)", "isfinite(v) AND v > 0")
@@ -333,15 +332,11 @@ class SqlColumn:
     def sorted(self) -> np.ndarray:
         if (m := self._memory()) is not None:
             return m.sorted()
-        if len(self) > MAX_VALUES:
-            raise ValueError(f"sorted() of a column of {len(self)} values: more than {MAX_VALUES} in memory")
         return np.array([v for (v,) in self.db.rows(f"SELECT v FROM ({self.select}) ORDER BY v")], dtype=np.float64)
 
     def values(self) -> np.ndarray:
         if (m := self._memory()) is not None:
             return m.values()
-        if len(self) > MAX_VALUES:
-            raise ValueError(f"values() of a column of {len(self)} values: more than {MAX_VALUES} in memory")
         return self._ordered(self.select)
 
     def subsample(self, size: int, seed: int) -> np.ndarray:
