@@ -199,8 +199,9 @@ fn list_iterates_by_reference() {
 /// `advance` must compact: after every advance the open connection holds
 /// its live registration (at least `active()`), at most
 /// `2 * active() + 1024` are kept, and some advance drops the count.
-/// Mutants: `Wheel::compact` -> (), `+=` -> `*=` or `-=` on its count,
-/// `-=` -> `+=` on the count in `Wheel::take_due`.
+/// The wheel has room for what it holds. Mutants: `Wheel::compact` -> (),
+/// `+=` -> `*=` or `-=` on its count, `-=` -> `+=` on the count in
+/// `Wheel::take_due`, `timer_registrations` and `timer_capacity` -> 0 or 1.
 #[test]
 fn timer_registrations_are_counted_exactly_and_compacted() {
     let mut t = Tracker::new(TrackerConfig::default());
@@ -246,6 +247,7 @@ fn timer_registrations_are_counted_exactly_and_compacted() {
                 t.advance(second * SEC, &mut out);
                 let (n, active) = (t.timer_registrations(), t.active());
                 assert!(n >= active && n <= 2 * active + 1024, "at {second} s: {n} registrations, {active} open");
+                assert!(t.timer_capacity() >= n, "room for {} of {n} registrations", t.timer_capacity());
                 compacted |= n < before;
                 before = n;
             }
@@ -319,4 +321,27 @@ fn bare(ts: i64, cport: u16, from_client: bool, flags: u8, seq: u32, ack: u32) -
         tcp: TcpMeta { flags, seq, ack, window: 1000, header_len: 20, ..Default::default() },
         ..Default::default()
     }
+}
+
+/// Connections spread evenly over the shards by their addresses too, not
+/// only their ports: ICMP echoes (no ports) from 4,000 IPv4 hosts to one
+/// server over 4 shards. An IPv4 address is IPv4-mapped, so its bits are all in
+/// one half of the 128-bit word that `shard_of` folds. Mutants: `^` -> `&`
+/// and `>>` -> `<<` in the fold, which left every IPv4 host on one shard.
+#[test]
+fn shards_spread_ipv4_hosts_without_ports() {
+    let mut per_shard = [0; 4];
+    for i in 0..4000u32 {
+        let [_, _, a, b] = i.to_be_bytes();
+        let p = PacketMeta {
+            src: Addr::v4([10, 1, a, b]),
+            dst: Addr::v4([192, 168, 0, 1]),
+            ip_proto: ip_proto::ICMP,
+            ip_len: 84,
+            sport: 8,
+            ..Default::default()
+        };
+        per_shard[Tracker::shard_of(&p, 4)] += 1;
+    }
+    assert!(per_shard.iter().all(|&k| (850..1150).contains(&k)), "{per_shard:?}");
 }
