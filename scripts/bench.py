@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`make bench`: every performance figure beside its reference, in one run.
 
-Runs the three benchmarks one after the other on this machine and prints
+Runs the benchmarks one after the other on this machine and prints
 one table in which each figure stands beside what it is measured against
 (the analyzer's read floor, the 10 Gb/s budget per packet, real time) as a
 ratio, with the target and whether it is met:
@@ -16,6 +16,12 @@ ratio, with the target and whether it is met:
             enqueue + one dequeue) against each core's budget
   engine    build/engine/engine_bench: real-time factor (CPU) of each
             element on a fully loaded 10 Gb/s link of 64-byte packets
+  click     click-elements/click/bench.sh, where Click is installed
+            ($CLICKPREFIX): ns per packet each tracelab queue element adds
+            to a Click pipeline, against stock Queue (TLFifoQueue) or its
+            core's cost from the cores part + 10 ns (cores-latest.json),
+            and the pipeline's throughput against stock Queue's; without
+            Click one SKIPPED line and no rows
 
 The figures and the run's context (machine, load, commit, whether the
 tree was clean, tool versions, options) go to build/bench/bench-<stamp>.json
@@ -23,7 +29,7 @@ and bench-latest.json. Nothing here asserts a time: a target not met is
 printed as such and the exit status stays 0; a benchmark that fails to run
 exits 1.
 
-  scripts/bench.py                      # all three, full size
+  scripts/bench.py                      # all four, full size
   scripts/bench.py --quick              # small sizes (a smoke run, ~1 min)
   scripts/bench.py --only cores engine  # a subset
 """
@@ -43,7 +49,8 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "build" / "bench"
 CORE_BENCH = ROOT / "build" / "click-elements" / "core_bench"
 ENGINE_BENCH = ROOT / "build" / "engine" / "engine_bench"
-PARTS = ("analyzer", "cores", "engine")
+CLICK_BENCH = ROOT / "click-elements" / "click" / "bench.sh"
+PARTS = ("analyzer", "cores", "engine", "click")
 
 # The targets (issue "Performance"; docs/performance-history.md keeps the
 # measured history).
@@ -54,6 +61,20 @@ ANALYZER_MAX_RSS_MIB = 100.0
 ANALYZER_MAX_RSS_GROWTH = 1.3
 ANALYZER_RSS_PACKETS = (1_000_000, 8_000_000)
 ENGINE_MIN_RTF = 1.5
+CLICK_FIFO_MAX_X_QUEUE = 1.5  # TLFifoQueue adds at most 1.5x what stock Queue adds
+CLICK_CORE_SLACK_NS = 10.0  # every other element at most its core's cost + 10 ns
+CLICK_MIN_THROUGHPUT = 0.9  # FIFO and EFD pipelines at least 0.9x stock's
+# Each element's core as core_bench names it.
+CLICK_CORES = {
+    "TLEfdQueue": "EFD (BEFD)",
+    "TLRun2CQueue": "Run2C",
+    "TLSiftQueue": "SIFT",
+    "TLXProtectQueue": "X-Protect",
+    "TLNcqQueue": "NCQ+",
+    "TLLasQueue": "LAS",
+    "TLLarsQueue": "LARS",
+    "TLScfqQueue": "SCFQ",
+}
 
 
 def sh(*cmd: str) -> str:
@@ -176,6 +197,54 @@ def engine(quick: bool) -> dict:
     return {"source": doc, "rows": rows}
 
 
+def click(quick: bool) -> dict:
+    cores_path = OUT / "cores-latest.json"
+    core_ns = {}
+    if cores_path.exists():
+        by_core = {c["core"]: c["ns_64B"] for c in json.loads(cores_path.read_text())["cores"]}
+        core_ns = {e: by_core[c] for e, c in CLICK_CORES.items() if c in by_core}
+    env = {"CORE_NS": " ".join(f"{e}={ns}" for e, ns in core_ns.items())}
+    if quick:
+        env |= {"PACKETS": "300000", "REPS": "3", "CONFIGS": "TLFifoQueue TLEfdQueue"}
+    cmd = ["sh", str(CLICK_BENCH)]
+    print("==>", " ".join(cmd), flush=True)
+    proc = subprocess.run(cmd, cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True, check=False)
+    print(proc.stdout, end="", flush=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"bench: {CLICK_BENCH} failed (exit {proc.returncode}): {proc.stderr.strip()}")
+    if "SKIPPED" in proc.stdout:
+        return {"source": {"skipped": proc.stdout.strip()}, "rows": []}
+    # bench.sh's table: configuration, CPU s, min-max, +ns/packet, x Queue, tput/Queue, target ns, met.
+    lines = proc.stdout.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("configuration")) + 1
+    table = {}
+    for ln in lines[start:]:
+        f = ln.split()
+        if len(f) != 8:
+            break
+        table[f[0]] = {"cpu_s": float(f[1]), "added_ns": float(f[3]), "throughput_vs_queue": float(f[5])}
+    stock = table["Queue"]["added_ns"]
+    rows = []
+    for name, t in table.items():
+        if name == "TLFifoQueue":
+            rows.append(row("click TLFifoQueue +ns/packet", t["added_ns"], "Queue(300)", stock, CLICK_FIFO_MAX_X_QUEUE))
+        elif name in core_ns:
+            limit = core_ns[name] + CLICK_CORE_SLACK_NS
+            rows.append(row(f"click {name} +ns/packet", t["added_ns"], "core + 10 ns", limit, 1.0))
+        if name in ("TLFifoQueue", "TLEfdQueue"):
+            rows.append(
+                row(
+                    f"click {name} throughput",
+                    t["throughput_vs_queue"],
+                    "0.9 x Queue",
+                    CLICK_MIN_THROUGHPUT,
+                    1.0,
+                    higher_is_better=True,
+                )
+            )
+    return {"source": {"table": table, "core_ns": core_ns, "text": proc.stdout}, "rows": rows}
+
+
 def row(
     figure: str, value: float, reference: str, ref_value: float, max_ratio: float | None, higher_is_better: bool = False
 ) -> dict:
@@ -213,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     doc = {"machine": machine(), "provenance": provenance(), "options": {"quick": args.quick, "only": args.only}}
-    parts = {"analyzer": analyzer, "cores": cores, "engine": engine}
+    parts = {"analyzer": analyzer, "cores": cores, "engine": engine, "click": click}
     rows: list[dict] = []
     for name in args.only:
         doc[name] = parts[name](args.quick)
