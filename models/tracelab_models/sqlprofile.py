@@ -34,9 +34,9 @@ from .profile import _UNIT_PER_SECOND, ProfileError, check_schema_version
 MEMORY_LIMIT = "512MB"
 # Columns of up to this many values are fetched and computed on in memory (numpy).
 IN_MEMORY = 1 << 16
-# The order of each table's rows: the plain profile's.
 # A timestamp column's ticks in its own unit.
 _TICKS = {"s": "(epoch_ms({}) // 1000)", "ms": "epoch_ms({})", "us": "epoch_us({})", "ns": "epoch_ns({})"}
+# The order of each table's rows: the plain profile's.
 _ROW_ORDER = {"connections": "conn", "sample": "conn, _file, _row", "other": "_file, _row"}
 
 
@@ -61,14 +61,18 @@ class ProfileDB:
         self.small = True  # the connections fit in memory (IN_MEMORY rows)
         self.paths: dict[str, str] = {}
         is_dataset = dataset.is_dataset(self.source)
-        for name, file in dataset.TABLES.items():
-            files = (
-                sorted((self.source / name).rglob("*.parquet")) if is_dataset else [self.source / file]
-            )  # fmt: skip
-            files = [f for f in files if f.is_file()]
-            if not files:
-                continue
-            self._view(name, files, is_dataset)
+        try:
+            for name, file in dataset.TABLES.items():
+                if is_dataset:
+                    files = sorted((self.source / name).rglob("*.parquet"))
+                else:
+                    files = [self.source / file]
+                files = [f for f in files if f.is_file()]
+                if files:
+                    self._view(name, files, is_dataset)
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
         self.con.close()
