@@ -83,7 +83,7 @@ pub struct Accounting {
     by_proto: [u64; 5],
 }
 
-const PROTO_NAMES: [&str; 5] = ["tcp", "udp", "icmp", "icmp6", "other_ip"];
+pub(crate) const PROTO_NAMES: [&str; 5] = ["tcp", "udp", "icmp", "icmp6", "other_ip"];
 
 impl Accounting {
     fn add_decoded(&mut self, p: &PacketMeta) {
@@ -258,13 +258,19 @@ struct Merger {
 impl Merger {
     /// Takes one shard's epoch; writes every epoch all shards have reported.
     /// Each vector goes back to its shard emptied, through `shards`.
-    fn offer(&mut self, result: EpochResult, out: &mut OutputSink, shards: &[Shard]) -> Result<(), OutputError> {
+    fn offer(
+        &mut self,
+        result: EpochResult,
+        out: &mut impl ConnectionOut,
+        shards: &[Shard],
+    ) -> Result<(), OutputError> {
         self.pending.entry(result.epoch).or_insert_with(|| Vec::with_capacity(self.shards)).push(result);
         // Epochs complete in order per shard, so write every leading complete one.
         while let Some(entry) = self.pending.first_entry() {
             if entry.get().len() < self.shards {
                 break;
             }
+            let epoch = *entry.key();
             let results = entry.remove();
             // Small keys are sorted, not the records (moving ~1 KB records,
             // or gathering the shards' into one vector, cost more than
@@ -279,7 +285,7 @@ impl Merger {
             }
             self.order.sort_unstable();
             for &(_, _, k, i) in &self.order {
-                out.connection(&results[k as usize].records[i as usize])?;
+                out.connection(epoch, &results[k as usize].records[i as usize])?;
             }
             for r in results {
                 give_back(shards, r);
@@ -335,22 +341,60 @@ pub enum ProfileError {
     Interrupted(i32),
 }
 
-/// Profiles one trace into `cfg.out_dir`. Returns the profile even when a
-/// file ends in a cut record (the outputs then hold every whole record; the
-/// cut is in `accounting.truncated_tails`). A corrupt or unreadable record,
-/// and errors opening the files or writing outputs, are returned as `Err`.
-pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
-    let started = Instant::now();
-    without_huge_pages();
-    let mut chain = open_chain(cfg).map_err(|e| match e {
+/// Where finished connections go, in output order (epoch by epoch; within
+/// an epoch by first time and uid): the profile's outputs, or a shard's
+/// records for a later merge (`shard.rs`).
+pub trait ConnectionOut {
+    /// The first decoded packet's time.
+    fn open_at(&mut self, ts_ns: i64);
+    /// One finished connection, finished in `epoch` (`u64::MAX`: at the end
+    /// of the capture).
+    fn connection(&mut self, epoch: u64, c: &ConnRecord) -> Result<(), OutputError>;
+}
+
+impl ConnectionOut for OutputSink {
+    fn open_at(&mut self, ts_ns: i64) {
+        OutputSink::open_at(self, ts_ns);
+    }
+    fn connection(&mut self, _epoch: u64, c: &ConnRecord) -> Result<(), OutputError> {
+        OutputSink::connection(self, c)
+    }
+}
+
+/// Which connections a run tracks: shard `index` of `count` (by
+/// [`Tracker::shard_of`], the hash the tracker threads share out by), or
+/// all of them. Every shard reads and decodes the whole capture, so its
+/// network time and epochs are the capture's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShardSpec {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl ShardSpec {
+    pub const WHOLE: ShardSpec = ShardSpec { index: 0, count: 1 };
+}
+
+/// What reading the capture produced besides the connections.
+pub struct Tracked {
+    pub accounting: Accounting,
+    /// Packets per scope, side and IP length, of the tracked connections.
+    pub sizes: SizeHistogram,
+    pub parts: Vec<Part>,
+}
+
+/// Opens the capture's files as one capture; a file that cannot be read is
+/// [`ProfileError::Open`].
+pub fn open_capture(cfg: &ProfileConfig) -> Result<Chain, ProfileError> {
+    open_chain(cfg).map_err(|e| match e {
         ChainError::Read(e) => ProfileError::Open(e),
         e => ProfileError::Inputs(e),
-    })?;
-    // Outputs go to a partial directory beside out_dir, put in its place
-    // by the caller once summary.json is written; dropped on any error.
-    let staging =
-        Staging::begin(&cfg.out_dir).map_err(|source| OutputError::CreateDir { dir: cfg.out_dir.clone(), source })?;
-    let mut sink = OutputSink::create(OutputConfig {
+    })
+}
+
+/// The sink's configuration for outputs staged in `staging`.
+pub fn output_config(cfg: &ProfileConfig, staging: &Staging) -> OutputConfig {
+    OutputConfig {
         dir: staging.path().to_path_buf(),
         name: cfg.out_dir.clone(),
         codec: cfg.compression,
@@ -358,8 +402,63 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
         servers: cfg.servers.clone(),
         roles: cfg.roles.clone(),
         bin_ns: cfg.bin_ns,
-    })?;
+    }
+}
+
+/// Profiles one trace into `cfg.out_dir`. Returns the profile even when a
+/// file ends in a cut record (the outputs then hold every whole record; the
+/// cut is in `accounting.truncated_tails`). A corrupt or unreadable record,
+/// and errors opening the files or writing outputs, are returned as `Err`.
+pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
+    let started = Instant::now();
+    without_huge_pages();
+    let chain = open_capture(cfg)?;
+    // Outputs go to a partial directory beside out_dir, put in its place
+    // by the caller once summary.json is written; dropped on any error.
+    let staging =
+        Staging::begin(&cfg.out_dir).map_err(|source| OutputError::CreateDir { dir: cfg.out_dir.clone(), source })?;
+    let mut sink = OutputSink::create(output_config(cfg, &staging))?;
+    let tracked = track(cfg, ShardSpec::WHOLE, chain, &mut sink)?;
+    finish_profile(cfg, sink, tracked, staging, started)
+}
+
+/// Phase 2 of a profile whose connections are all in `sink`: the outputs
+/// that need the whole capture.
+pub fn finish_profile(
+    cfg: &ProfileConfig,
+    sink: OutputSink,
+    tracked: Tracked,
+    staging: Staging,
+    started: Instant,
+) -> Result<Profile, ProfileError> {
+    let Tracked { accounting, sizes, parts } = tracked;
+    let w = sink.finish(Totals { last_ts_ns: accounting.last_ts_ns, sizes })?;
+    Ok(Profile {
+        accounting,
+        servers: w.servers,
+        local_hosts: w.local_hosts,
+        hosts: w.hosts,
+        connections: w.connections,
+        by_proto: w.by_proto,
+        by_state: w.by_state,
+        composition: w.composition,
+        files: w.files.iter().map(|f| cfg.out_dir.join(f.strip_prefix(staging.path()).unwrap_or(f))).collect(),
+        elapsed_s: started.elapsed().as_secs_f64(),
+        parts,
+        staging,
+    })
+}
+
+/// Reads the capture, tracks the connections of `shard` and hands them to
+/// `out` in output order.
+pub fn track(
+    cfg: &ProfileConfig,
+    shard: ShardSpec,
+    mut chain: Chain,
+    out: &mut impl ConnectionOut,
+) -> Result<Tracked, ProfileError> {
     let threads = cfg.threads.max(1);
+    let tracked_ways = threads * shard.count.max(1);
     let mut shards: Vec<Shard> = (0..threads).map(|i| spawn_shard(i, cfg.tracker.clone(), cfg.local.clone())).collect();
     let mut merger = Merger { pending: BTreeMap::new(), shards: threads, order: Vec::new() };
     let mut acc = Accounting::default();
@@ -392,7 +491,7 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
             }
             for shard in &shards {
                 while let Ok(r) = shard.results.try_recv() {
-                    if let Err(e) = merger.offer(r, &mut sink, &shards) {
+                    if let Err(e) = merger.offer(r, out, &shards) {
                         first_write_error.get_or_insert(e);
                     }
                 }
@@ -450,7 +549,7 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
             None => {
                 // The first decoded packet.
                 acc.first_ts_ns = Some(meta.ts_ns);
-                sink.open_at(meta.ts_ns);
+                out.open_at(meta.ts_ns);
                 epoch_end = Some(epoch_end_after(now));
             }
             Some(end) if now >= end => {
@@ -462,9 +561,15 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
             }
             _ => {}
         }
-        // One shard needs no hash.
-        let s = if threads == 1 { 0 } else { Tracker::shard_of(&meta, threads) };
-        shards[s].push(Msg::Packet(meta));
+        // One shard needs no hash. Shard I of N keeps the packets whose
+        // hash falls in its N-th (the high part of the hash picks the
+        // shard, the rest the thread: any thread count gives the same
+        // shards).
+        let s = if tracked_ways == 1 { 0 } else { Tracker::shard_of(&meta, tracked_ways) };
+        if shard.count > 1 && s / threads != shard.index {
+            continue;
+        }
+        shards[s % threads].push(Msg::Packet(meta));
     }
     acc.fold_protos();
     acc.last_ts_ns = epoch_end.map(|_| now);
@@ -482,7 +587,7 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
             match shard.results.recv() {
                 Ok(r) => {
                     let last = r.epoch == u64::MAX;
-                    if let Err(e) = merger.offer(r, &mut sink, &shards) {
+                    if let Err(e) = merger.offer(r, out, &shards) {
                         first_write_error.get_or_insert(e);
                     }
                     if last {
@@ -502,22 +607,7 @@ pub fn profile(cfg: &ProfileConfig) -> Result<Profile, ProfileError> {
         return Err(e.into());
     }
     progress.finish(acc.frames, chain.offset());
-
-    let w = sink.finish(Totals { last_ts_ns: acc.last_ts_ns, sizes })?;
-    Ok(Profile {
-        accounting: acc,
-        servers: w.servers,
-        local_hosts: w.local_hosts,
-        hosts: w.hosts,
-        connections: w.connections,
-        by_proto: w.by_proto,
-        by_state: w.by_state,
-        composition: w.composition,
-        files: w.files.iter().map(|f| cfg.out_dir.join(f.strip_prefix(staging.path()).unwrap_or(f))).collect(),
-        elapsed_s: started.elapsed().as_secs_f64(),
-        parts: chain.parts().to_vec(),
-        staging,
-    })
+    Ok(Tracked { accounting: acc, sizes, parts: chain.parts().to_vec() })
 }
 
 /// Turns transparent huge pages off for this process. mimalloc asks for

@@ -8,6 +8,7 @@ pub mod predict_c45;
 pub mod progress;
 pub mod roles;
 pub mod scope;
+pub mod shard;
 pub mod spill;
 pub mod summary;
 pub mod write_pcap;

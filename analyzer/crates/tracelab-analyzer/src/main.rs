@@ -6,11 +6,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
 
-use tracelab_analyzer::driver::{profile, ProfileConfig, ProfileError, ReaderKind};
+use tracelab_analyzer::driver::{profile, ProfileConfig, ProfileError, ReaderKind, ShardSpec};
 use tracelab_analyzer::interrupt;
 use tracelab_analyzer::predict_c45::{load_tree, predict_stream};
 use tracelab_analyzer::roles::{RoleModel, RoleModelError};
 use tracelab_analyzer::scope::{Cidr, CidrError, LocalNets};
+use tracelab_analyzer::shard::{merge_shards, profile_shard, MergeError};
 use tracelab_analyzer::summary::{print_human, summary_json, write_summary};
 use tracelab_analyzer::write_pcap::{write_pcap, WriteError};
 use tracelab_decode::Addr;
@@ -31,6 +32,9 @@ Examples:
   tracelab-analyzer big.pcapng.gz --local 10.0.0.0/8,192.168.0.0/16 --threads 2 -o out/big
   tracelab-analyzer captures/ --local 10.0.0.0/8 -o out/week      (rotated files, one capture)
   tracelab-analyzer trace.pcap --servers 10.0.0.5,10.0.0.6 --bin 60 --json -o out/t
+  tracelab-analyzer captures/ --shard 0/2 -o out/s0; ... --shard 1/2 -o out/s1
+  tracelab-analyzer captures/ --local 10.0.0.0/8 --merge out/s0 --merge out/s1 -o out/week
+                                         (the parallel profile in two phases: docs/scale.md)
 
 Outputs (in DIR): connections.parquet, conn.log (Zeek TSV), hosts.parquet, load.parquet,
 samples/{warmups,trains,rtt,packet_sizes}.parquet, summary.json. See docs/analyzer.md.
@@ -131,6 +135,15 @@ struct Args {
     /// No progress bar (it is shown only on a terminal anyway)
     #[arg(long)]
     no_progress: bool,
+    /// Phase 1 of a parallel profile: read the whole capture, track only the connections
+    /// of shard I of N, and write their records to DIR (a shard directory, for --merge)
+    #[arg(long, value_name = "I/N", conflicts_with = "merge")]
+    shard: Option<ShardSpec>,
+    /// Phase 2 of a parallel profile: merge the shard directories of shards 0..N (repeat the
+    /// option for each) into the profile DIR, equal to the serial profile of TRACE. The
+    /// tracker and --bin options must be the shards'; TRACE is not read again
+    #[arg(long, value_name = "SHARD_DIR")]
+    merge: Vec<PathBuf>,
 }
 
 /// `tracelab-analyzer write-pcap`.
@@ -310,6 +323,45 @@ fn run_predict_c45(args: &PredictC45Args) -> ExitCode {
     }
 }
 
+/// What a shard's records depend on besides the capture: a merge checks
+/// that its shards were tracked with its own.
+fn shard_options(args: &Args, tracker_json: &serde_json::Value) -> serde_json::Value {
+    serde_json::json!({"tracker": tracker_json, "load_bin_s": args.bin, "reader": format!("{:?}", args.reader)})
+}
+
+fn run_shard(cfg: &ProfileConfig, spec: ShardSpec, options: &serde_json::Value) -> ExitCode {
+    let staging = match profile_shard(cfg, spec, options) {
+        Ok((staging, _)) => staging,
+        Err(ProfileError::Interrupted(signal)) => {
+            eprintln!("tracelab-analyzer: interrupted by signal {signal}: {} left as it was", cfg.out_dir.display());
+            interrupt::reraise(signal);
+        }
+        Err(e) => {
+            eprintln!("tracelab-analyzer: {e}");
+            return ExitCode::from(profile_error_status(&e));
+        }
+    };
+    if let Some(signal) = interrupt::pending() {
+        drop(staging);
+        eprintln!("tracelab-analyzer: interrupted by signal {signal}: {} left as it was", cfg.out_dir.display());
+        interrupt::reraise(signal);
+    }
+    // Cut tails are in the shard's summary: the merge reports them.
+    if let Err(e) = staging.commit() {
+        eprintln!("tracelab-analyzer: {}: putting the outputs in place: {e}", cfg.out_dir.display());
+        return ExitCode::from(OUTPUT);
+    }
+    ExitCode::SUCCESS
+}
+
+fn profile_error_status(e: &ProfileError) -> u8 {
+    match e {
+        ProfileError::Open(_) | ProfileError::Read(_) | ProfileError::Inputs(_) => INPUT,
+        ProfileError::Output(_) => OUTPUT,
+        _ => INTERNAL,
+    }
+}
+
 fn run(args: &Args) -> ExitCode {
     let (cfg, tracker_json) = match build_config(args) {
         Ok(c) => c,
@@ -318,7 +370,22 @@ fn run(args: &Args) -> ExitCode {
             return ExitCode::from(e.status());
         }
     };
-    let p = match profile(&cfg) {
+    if let Some(spec) = args.shard {
+        return run_shard(&cfg, spec, &shard_options(args, &tracker_json));
+    }
+    let profiled = if args.merge.is_empty() {
+        profile(&cfg)
+    } else {
+        match merge_shards(&cfg, &args.merge, &shard_options(args, &tracker_json)) {
+            Ok(p) => Ok(p),
+            Err(MergeError::Profile(e)) => Err(e),
+            Err(MergeError::Shards(e)) => {
+                eprintln!("tracelab-analyzer: --merge: {e}");
+                return ExitCode::from(INPUT);
+            }
+        }
+    };
+    let p = match profiled {
         Ok(p) => p,
         Err(ProfileError::Interrupted(signal)) => {
             eprintln!("tracelab-analyzer: interrupted by signal {signal}: {} left as it was", cfg.out_dir.display());
@@ -326,11 +393,7 @@ fn run(args: &Args) -> ExitCode {
         }
         Err(e) => {
             eprintln!("tracelab-analyzer: {e}");
-            return ExitCode::from(match e {
-                ProfileError::Open(_) | ProfileError::Read(_) | ProfileError::Inputs(_) => INPUT,
-                ProfileError::Output(_) => OUTPUT,
-                _ => INTERNAL,
-            });
+            return ExitCode::from(profile_error_status(&e));
         }
     };
     let mut summary = summary_json(&cfg, &p, tracker_json);

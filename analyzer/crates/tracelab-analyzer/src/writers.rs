@@ -346,6 +346,16 @@ impl SizeHistogram {
             *a += b;
         }
     }
+    /// The non-zero slots as (slot, count): what a shard records of its
+    /// packets (shard.rs).
+    pub fn slots(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.counts.iter().enumerate().filter(|&(_, &n)| n > 0).map(|(i, &n)| (i, n))
+    }
+    /// Adds `count` to a slot of [`SizeHistogram::slots`]; false if there
+    /// is no such slot.
+    pub fn add_slot(&mut self, slot: usize, count: u64) -> bool {
+        self.counts.get_mut(slot).map(|n| *n += count).is_some()
+    }
 }
 
 impl Default for SizeHistogram {
