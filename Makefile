@@ -3,7 +3,7 @@
 #   make test    set up (with the test oracles), build, run every test suite
 # See docs/CONTRIBUTING.md for building and testing one part alone.
 
-.PHONY: demo test lint setup build ns3 baselines bench bench-analyzer bench-cores bench-engine mutants clean help
+.PHONY: demo test lint setup build ns3 baselines bench bench-analyzer bench-cores bench-engine bench-scale mutants clean help
 
 help:
 	@sed -n '2,4p' Makefile
@@ -48,6 +48,12 @@ bench-cores: build
 
 bench-engine: build
 	.venv/bin/python scripts/bench.py --only engine
+
+# The parallel profile's scaling (docs/scale.md): a 20 M-packet trace in
+# rotated files, serially and on 1 and 2 local Dask workers
+# (scripts/bench_scale.py --packets N for another size).
+bench-scale: build
+	.venv/bin/python scripts/bench_scale.py
 
 # Mutation testing, outside the per-commit CI run (docs/mutants.md records the
 # latest result): cargo-mutants over the flow tracker, every n-th mutant from
