@@ -880,6 +880,11 @@ def e_ths_11(scale: tuple[float, float, tuple[str, ...], tuple[str, ...]], ctx: 
         "about 1.2 MB and finishes in 0.6 s, the AP's buffer rarely stays full, and short transfers see the same "
         "few tens of ms under every scheduler; the thesis's FIFO needs 0.43 s for them. The size-based policies "
         "can only differ when long transfers keep the buffer full, which needs the long runs.",
+        "Load = the offered TCP payload of both directions together (the thesis: 'a medium load of 10 Mbit/s', "
+        "relative to the 27.3 Mb/s of one transfer). 200 s of A.1 (seed 1) still leave ns-3's cell far less "
+        "congested than the thesis's: FIFO's short transfers take 0.070 s down and 0.068 s up (published 0.432 "
+        "and 0.301), PEFD's 0.051 and 0.044 (0.071, 0.048); reason not established — if the thesis's load was "
+        "per direction, A.1 offers twice ours.",
     ]
     for t in tables:
         pub_all = MIXED_TABLES[t][3]
