@@ -20,8 +20,9 @@
 //
 // What the seed leaves out and the defaults here (each a flag): the number
 // of edges (2 per side), link delays (2 ms access and edge links, --coreDelay
-// 10 ms between C1 and C2), RED min_th 20, max_th 60 packets, max_p 0.1,
-// capacity 200, minPktDrop 0.1, maxPktDrop 0.5 of N; CBR 2 Mb/s of 500-B IP
+// 10 ms between C1 and C2), RED min_th 100, max_th 300 packets (so that
+// Standard reaches about the seed's 90 % utilisation), max_p 0.1, capacity
+// 600, minPktDrop 0.1, maxPktDrop 0.5 of N; CBR 2 Mb/s of 500-B IP
 // packets; VBR exponential ON/OFF (means 0.5 s / 0.5 s) at 4 Mb/s of
 // 1000-B packets while ON; TCP NewReno, 1460-byte segments without
 // timestamps (1500-B packets), ns-3's delayed ACK (2 segments), 256 KB
@@ -142,8 +143,8 @@ int main(int argc, char** argv) {
   bool es = true, early = false;
   DataRate rate("250Mbps");
   Time jfet = MilliSeconds(1), coreDelay = MilliSeconds(10), edgeDelay = MilliSeconds(2), floor = Seconds(0);
-  double minTh = 20, maxTh = 60, maxP = 0.1, minPktDrop = 0.1, maxPktDrop = 0.5, wq = -1;
-  uint32_t capacity = 200, seed = 1, run = 1;
+  double minTh = 100, maxTh = 300, maxP = 0.1, minPktDrop = 0.1, maxPktDrop = 0.5, wq = -1;
+  uint32_t capacity = 600, seed = 1, run = 1;
   CommandLine cmd(__FILE__);
   cmd.AddValue("variant", "standard | fd | pd", variant);
   cmd.AddValue("es", "egress shaping at the egress edges", es);
