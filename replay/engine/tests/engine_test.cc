@@ -61,6 +61,9 @@ TEST(Engine, FifoHandTrace) {
   EXPECT_EQ(r.nodes[0].transmissions, 3u);
   EXPECT_EQ(r.nodes[0].busy, 3 * us);
   EXPECT_EQ(r.nodes[0].highwater_packets, 2u);  // p0 on the wire and p1 waiting
+  // The run ends with its last delivery, p3's at 8 us, not with the last
+  // event of the link (p3's transmission ends at 3 us).
+  EXPECT_EQ(r.end_time, 8 * us);
 }
 
 TEST(Engine, PacketInServiceStaysCountedUnlessInServiceIsOff) {
@@ -464,6 +467,11 @@ TEST(Engine, ConfigurationErrorsAreClear) {
   cfg.sources = {"poisson(load=0.5, count=10)"};
   cfg.classes = {ClassConfig{"x", kNever, kNever, 1500 * kNanosecond}};
   EXPECT_THROW(Engine{cfg}, SpecError);  // MTQ is whole microseconds
+  // ... below 65.535 ms: the header field's 0xFFFF means "not set" (mtq_qtl_header.hh).
+  cfg.classes = {ClassConfig{"x", kNever, kNever, 65535 * us}};
+  EXPECT_THROW(Engine{cfg}, SpecError);
+  cfg.classes = {ClassConfig{"x", kNever, kNever, 65534 * us}};
+  EXPECT_NO_THROW(Engine{cfg});
 }
 
 TEST(Engine, EfdFlowTableStaysBelowTheQueueLength) {
