@@ -314,7 +314,8 @@ int main(int argc, char** argv) {
   TrafficControlHelper apTc;
   apTc.SetRootQueueDisc(parsed.type_name);
   Ptr<QueueDisc> qd = apTc.Install(apDevs).Get(0);
-  if (!DynamicCast<TlCoreQueueDisc>(qd)) {
+  // A chunking queue disc needs a de-chunker behind the link; a station has none.
+  if (!DynamicCast<TlCoreQueueDisc>(qd) || DynamicCast<TlChunkQueueDisc>(qd)) {
     std::fprintf(stderr, "tl-ns3-wlan: %s is not a single-packet queue disc; the AP takes those only\n", spec.c_str());
     return 2;
   }
