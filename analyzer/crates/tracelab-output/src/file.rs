@@ -20,6 +20,7 @@
 //! (`tracelab.schema_version`) and the Arrow schema (`ARROW:schema`), which
 //! gives Arrow readers each field's `description` and the time zone.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -104,14 +105,32 @@ pub struct FileWriter {
     late: usize,
     codec: Codec,
     groups: Vec<RowGroup>,
-    /// A page's uncompressed body, its compressed form, and a page header
-    /// or the footer: reused from page to page, as are the compressors'
-    /// states.
+    /// A page header or the footer, reused.
+    header: Vec<u8>,
+}
+
+/// A page's uncompressed body, its compressed form and the compressors'
+/// states, reused from page to page and shared by every file its thread
+/// writes: each file held its own before, grown to its largest page (~1.4
+/// MB bodies of uid columns, a ZSTD context each) while the analyzer kept
+/// four files open. Output is the same byte for byte (a page is compressed
+/// in one call, whatever the context did before). make bench-analyzer's
+/// 6 M-packet trace: see docs/performance-history.md, analyzer step 34.
+struct PageScratch {
     body: Vec<u8>,
     packed: Vec<u8>,
-    header: Vec<u8>,
     snappy: snap::raw::Encoder,
-    zstd: Option<zstd::bulk::Compressor<'static>>,
+    /// The ZSTD compressor and its level.
+    zstd: Option<(i32, zstd::bulk::Compressor<'static>)>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<PageScratch> = RefCell::new(PageScratch {
+        body: Vec::new(),
+        packed: Vec::new(),
+        snappy: snap::raw::Encoder::new(),
+        zstd: None,
+    });
 }
 
 impl FileWriter {
@@ -129,14 +148,7 @@ impl FileWriter {
             late,
             codec,
             groups: Vec::new(),
-            body: Vec::new(),
-            packed: Vec::new(),
             header: Vec::new(),
-            snappy: snap::raw::Encoder::new(),
-            zstd: match codec {
-                Codec::Zstd(level) => Some(zstd::bulk::Compressor::new(level)?),
-                Codec::None | Codec::Snappy => None,
-            },
         })
     }
 
@@ -172,6 +184,10 @@ impl FileWriter {
     }
 
     fn write_chunk(&mut self, c: &mut dyn Encode, rows: usize) -> io::Result<Chunk> {
+        SCRATCH.with_borrow_mut(|scratch| self.write_chunk_with(c, rows, scratch))
+    }
+
+    fn write_chunk_with(&mut self, c: &mut dyn Encode, rows: usize, scratch: &mut PageScratch) -> io::Result<Chunk> {
         // A row begun and not ended (`Row::end`) leaves its columns longer
         // than the table.
         assert_eq!(c.rows(), rows, "every column has a value or a null in each row");
@@ -179,14 +195,14 @@ impl FileWriter {
         let mut uncompressed = 0;
         let dictionary = c.dictionary().is_some();
         if let Some((plain, entries)) = c.dictionary() {
-            self.body.clear();
-            uncompressed += self.write_page(DICTIONARY_PAGE, entries, PLAIN, plain)?;
+            scratch.body.clear();
+            uncompressed += self.write_page(scratch, DICTIONARY_PAGE, entries, PLAIN, plain)?;
         }
         let data_page = self.pos;
-        self.body.clear();
-        let (tail, min_max) = c.encode_page(rows, &mut self.body);
+        scratch.body.clear();
+        let (tail, min_max) = c.encode_page(rows, &mut scratch.body);
         let encoding = if dictionary { RLE_DICTIONARY } else { PLAIN };
-        uncompressed += self.write_page(DATA_PAGE, rows, encoding, tail)?;
+        uncompressed += self.write_page(scratch, DATA_PAGE, rows, encoding, tail)?;
         let chunk = Chunk {
             start,
             data_page,
@@ -201,27 +217,38 @@ impl FileWriter {
         Ok(chunk)
     }
 
-    /// Writes a page whose body is `self.body` then `tail` (compressed if
-    /// asked) after its header; returns the page's uncompressed size,
+    /// Writes a page whose body is `scratch.body` then `tail` (compressed
+    /// if asked) after its header; returns the page's uncompressed size,
     /// header included.
-    fn write_page(&mut self, page_type: i32, values: usize, encoding: i32, tail: &[u8]) -> io::Result<u64> {
-        let plain_size = self.body.len() + tail.len();
+    fn write_page(
+        &mut self,
+        scratch: &mut PageScratch,
+        page_type: i32,
+        values: usize,
+        encoding: i32,
+        tail: &[u8],
+    ) -> io::Result<u64> {
+        let PageScratch { body, packed, snappy, zstd } = scratch;
+        let plain_size = body.len() + tail.len();
         let (body, tail) = match self.codec {
-            Codec::None => (&self.body, tail),
+            Codec::None => (&*body, tail),
             Codec::Snappy => {
-                self.body.extend_from_slice(tail);
-                self.packed.resize(snap::raw::max_compress_len(self.body.len()), 0);
-                let n = self.snappy.compress(&self.body, &mut self.packed).map_err(io::Error::other)?;
-                self.packed.truncate(n);
-                (&self.packed, &[][..])
+                body.extend_from_slice(tail);
+                packed.resize(snap::raw::max_compress_len(body.len()), 0);
+                let n = snappy.compress(body, packed).map_err(io::Error::other)?;
+                packed.truncate(n);
+                (&*packed, &[][..])
             }
-            Codec::Zstd(_) => {
-                self.body.extend_from_slice(tail);
-                self.packed.clear();
-                self.packed.reserve(zstd::zstd_safe::compress_bound(self.body.len()));
-                let z = self.zstd.as_mut().expect("a ZSTD file has a compressor");
-                z.compress_to_buffer(&self.body[..], &mut self.packed)?;
-                (&self.packed, &[][..])
+            Codec::Zstd(level) => {
+                body.extend_from_slice(tail);
+                packed.clear();
+                packed.reserve(zstd::zstd_safe::compress_bound(body.len()));
+                let z = match zstd {
+                    Some((l, z)) if *l == level => z,
+                    _ => &mut zstd.insert((level, zstd::bulk::Compressor::new(level)?)).1,
+                };
+                z.compress_to_buffer(&body[..], packed)?;
+                (&*packed, &[][..])
             }
         };
         let stored = body.len() + tail.len();
