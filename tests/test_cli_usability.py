@@ -99,6 +99,7 @@ def complete(script: Path, *words: str) -> list[str]:
         (("tracelab", "model", "derive", "x.log", "--se"), ["--seed"]),
         (("tracelab", "fidelity", "--lo"), ["--local"]),
         (("tracelab", "profile", "--no"), ["--no-progress"]),
+        (("tracelab", "profile", "--wo"), ["--workers"]),
         (("tracelab", "--de"), ["--debug"]),
         (("tracelab", "completion", "fi"), ["fish"]),
     ],

@@ -6,7 +6,8 @@ subcommands and their options (a word that is not an option completes as a
 file name). Each command builds its parser when it runs; the generator runs
 each one up to its `parse_args` and takes the parser there, without running
 the command. `profile` is the Rust analyzer: its options come from its
-`--help`. Generating imports every part (about a second), so the script is
+`--help`, with the front's own (`--workers`, `--partition`, ...).
+Generating imports every part (about a second), so the script is
 written once, not built at every shell start:
 
   tracelab completion bash > ~/.local/share/bash-completion/completions/tracelab
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 
 from . import cli
 from .parts import analyzer_binary
+from .scale.cli import WRAPPER_HELP
 
 SHELLS = ("bash", "zsh", "fish")
 # A long or short option at the start of a line of clap's --help.
@@ -75,19 +77,18 @@ def of_parser(parser: argparse.ArgumentParser) -> Command:
     return cmd
 
 
-def analyzer_options() -> list[str]:
+def profile_options() -> list[str]:
+    """The analyzer's options (from its --help) and those `tracelab profile` adds in front of it."""
     binary = analyzer_binary()
-    if binary is None:
-        return []
-    out = subprocess.run([str(binary), "--help"], capture_output=True, text=True).stdout
-    return [o for m in _CLAP_OPTION.finditer(out) for o in m.groups() if o]
+    out = "" if binary is None else subprocess.run([str(binary), "--help"], capture_output=True, text=True).stdout
+    return [o for text in (out, WRAPPER_HELP) for m in _CLAP_OPTION.finditer(text) for o in m.groups() if o]
 
 
 def commands(available: dict[str, Callable[[list[str]], int]]) -> dict[str, Command]:
     out = {}
     for name, runner in available.items():
         if name == "profile":
-            out[name] = Command(analyzer_options())
+            out[name] = Command(profile_options())
         elif name == "completion":
             out[name] = Command(["-h", "--help"], {shell: [] for shell in SHELLS})
         else:
