@@ -7,7 +7,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import chunk_more, jumbogen_units, mtq_chain, ncq_analytic, ncq_closed, runs, thesis_more, wlan, workload_models
+from . import (
+    chunk_more,
+    jumbogen_closed,
+    jumbogen_units,
+    mtq_chain,
+    ncq_analytic,
+    ncq_closed,
+    runs,
+    thesis_more,
+    wlan,
+    workload_models,
+)
 from . import closed_loop as cl
 from .outcome import Context, Outcome
 
@@ -125,6 +136,54 @@ EXPERIMENTS: dict[str, Experiment] = {
             600,
             17,
         ),
+        # seconds per run (JumboGen's edge/core network in ns-3)
+        Experiment(
+            "E-JG-0", "JumboGen setup measured ([002 §4])", CLOSED, NS3, jumbogen_closed.e_jg_0, 20.0, 6.0, 35, 10
+        ),
+        Experiment(
+            "E-JG-1",
+            "Packet size vs router loss ([002 §1], Table 1)",
+            OPEN,
+            ENGINE,
+            jumbogen_closed.e_jg_1,
+            None,
+            None,
+            0,
+            0,
+        ),
+        Experiment(
+            "E-JG-2", "RED variants ([002 §4.1], Table 2)", CLOSED, NS3, jumbogen_closed.e_jg_2, 20.0, 6.0, 35, 10
+        ),
+        Experiment(
+            "E-JG-3", "Egress shaping ([002 §4.2], Table 3)", CLOSED, NS3, jumbogen_closed.e_jg_3, 20.0, 6.0, 35, 10
+        ),
+        # (seconds per run, JumboGen MTUs in KB)
+        Experiment(
+            "E-JG-4",
+            "JumboGen MTU ([002 §4.3], Table 4)",
+            CLOSED,
+            NS3,
+            jumbogen_closed.e_jg_4,
+            (20.0, (8, 16, 24, 32)),
+            (6.0, (8, 32)),
+            45,
+            7,
+        ),
+        # (seconds per run, per-packet processing floors in µs)
+        Experiment(
+            "E-JG-5",
+            "Per-packet processing floor ([002 §4.4], Table 5)",
+            CLOSED,
+            NS3,
+            jumbogen_closed.e_jg_5,
+            (20.0, (3.9, 5.8, 7.8)),
+            (6.0, (3.9, 7.8)),
+            55,
+            13,
+        ),
+        Experiment(
+            "E-JG-6", "Trace study ([002 §5], Tables 6–7)", OPEN, ENGINE, jumbogen_closed.e_jg_6, None, None, 0, 0
+        ),
         # packets of each QTime stream
         Experiment(
             "E-JG-7",
@@ -202,10 +261,10 @@ EXPERIMENTS: dict[str, Experiment] = {
         Experiment(
             "E-THS-3", "Flow-table size, open loop ([003] Table 4.1)", OPEN, ENGINE, runs.e_ths_3, 1000.0, 100.0, 5, 1
         ),
-        Experiment("E-THS-4", "Response times ([003] Table 4.2)", CLOSED, NS3, cl.e_ths_4, 400.0, 60.0, 400, 60),
+        Experiment("E-THS-4", "Response times ([003] Table 4.2)", CLOSED, NS3, cl.e_ths_4, 300.0, 60.0, 110, 20),
         # Alone; after E-THS-4 in the same output directory it reuses E-THS-4's runs and takes no time.
-        Experiment("E-THS-5", "Lock-outs ([003] Fig. 4.11)", CLOSED, NS3, cl.e_ths_5, 400.0, 60.0, 60, 10),
-        Experiment("E-THS-6", "CBR protection ([003] Figs. 4.12–4.13)", CLOSED, NS3, cl.e_ths_6, 300.0, 40.0, 425, 57),
+        Experiment("E-THS-5", "Lock-outs ([003] Fig. 4.11)", CLOSED, NS3, cl.e_ths_5, 300.0, 60.0, 45, 8),
+        Experiment("E-THS-6", "CBR protection ([003] Figs. 4.12–4.13)", CLOSED, NS3, cl.e_ths_6, 120.0, 40.0, 100, 33),
         # (seconds of arrivals, warm-up discarded)
         Experiment(
             "E-THS-7",
@@ -213,10 +272,10 @@ EXPERIMENTS: dict[str, Experiment] = {
             CLOSED,
             NS3,
             cl.e_ths_7,
-            (1000.0, 100.0),
+            (600.0, 60.0),
             (200.0, 20.0),
-            450,
-            90,
+            135,
+            44,
         ),
         Experiment(
             "E-THS-8",
@@ -226,8 +285,8 @@ EXPERIMENTS: dict[str, Experiment] = {
             cl.e_ths_8,
             (1000.0, 100.0),
             (200.0, 20.0),
-            85,
-            17,
+            65,
+            13,
         ),
         # seconds of the transfer alone, each way
         Experiment("E-THS-9", "WLAN setup, one TCP transfer ([003] §6.3)", CLOSED, NS3, wlan.e_ths_9, 30.0, 5.0, 47, 9),
