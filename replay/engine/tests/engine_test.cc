@@ -147,6 +147,25 @@ TEST(Engine, TwoNodesInSeriesWithCrossTraffic) {
   EXPECT_DOUBLE_EQ(r.nodes[1].mean_queue_delay, 3.0 * us);
 }
 
+// Two sources into one node take the general loop (loop_single follows one
+// source). 1250-B packets (1 us at 10 Gb/s) every 1 us from t = 0: ten from
+// the first source, five from the second. At equal times the first
+// source's packet goes first, so the link serves s0@0, s1@0, s0@1, s1@1,
+// ..., s1@4, s0@5, ..., s0@9 back to back, the j-th from j us: the last
+// ends at 15 us, and s1@4 and s0@5..9 each wait 5 us.
+TEST(Engine, TwoSourcesIntoOneNode) {
+  RunConfig cfg;
+  cfg.sources = {"cbr(interval=1us, size=1250, count=10)", "cbr(interval=1us, size=1250, count=5)"};
+  cfg.nodes = {NodeConfig{"fifo(capacity=100)", 10000000000ULL, 0, 0}};
+  RunResult r = run(cfg);
+  EXPECT_EQ(r.offered, 15u);
+  EXPECT_EQ(r.delivered, 15u);
+  EXPECT_EQ(r.dropped, 0u);
+  EXPECT_EQ(r.nodes[0].busy, 15 * us);
+  EXPECT_EQ(r.end_time, 15 * us);
+  EXPECT_EQ(r.overall.queue_delay.max, 5 * us);
+}
+
 TEST(Engine, LineRateCbrWithFrameOverhead) {
   // 64 B + 20 B preamble/IFG at 10 Gb/s: 67.2 ns per frame, 14.88 Mpps.
   RunConfig cfg;
