@@ -223,9 +223,12 @@ impl Rows<'_> {
 }
 
 /// Rows per row group. The columns of a whole row group are kept in memory
-/// (~30 MB for connections.parquet's 60 columns), then written one page per
-/// column chunk; readers get row groups to skip or split work by.
-pub const ROW_GROUP_ROWS: usize = 64 * 1024;
+/// (~15 MB for connections.parquet's 60 columns), then written one page per
+/// column chunk; readers get row groups to skip or split work by. Was
+/// 64 Ki: make bench-analyzer's 6 M-packet trace, --threads 1, 3 runs
+/// alternated: peak RSS 110.7 -> 92.1 MiB, CPU 2.88 -> 2.89 s, files
+/// within 1 % (docs/performance-history.md, analyzer step 35).
+pub const ROW_GROUP_ROWS: usize = 32 * 1024;
 
 /// Writes one Parquet file from a table builder, a row group every
 /// `group_rows` rows, so memory stays bounded.
