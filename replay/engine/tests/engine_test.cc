@@ -491,6 +491,11 @@ TEST(Engine, ConfigurationErrorsAreClear) {
   EXPECT_THROW(Engine{cfg}, SpecError);
   cfg.classes = {ClassConfig{"x", kNever, kNever, 65534 * us}};
   EXPECT_NO_THROW(Engine{cfg});
+  // A class id is one byte: 256 classes, not 257.
+  cfg.classes.assign(256, ClassConfig{});
+  EXPECT_NO_THROW(Engine{cfg});
+  cfg.classes.assign(257, ClassConfig{});
+  EXPECT_THROW(Engine{cfg}, SpecError);
 }
 
 TEST(Engine, EfdFlowTableStaysBelowTheQueueLength) {
