@@ -227,6 +227,9 @@ class TwoLevelQueue : public QueueCore {
   // type gets a direct, inlinable call.
   Time next_ready(Time now) const final { return length_packets() ? now : kNever; }
   Time retire_at() const final { return service_.ends(cfg_.buffer.in_service_link_bps); }
+  Time retire_at_or_after(Time t) const final {
+    return service_.retires_at_or_after(t, cfg_.buffer.in_service_link_bps);
+  }
   uint64_t length_packets() const final { return high_.size() + low_.size(); }
   uint64_t length_bytes() const final { return meter_.bytes() - service_.length(); }
 

@@ -46,6 +46,9 @@ class FifoCore final : public QueueCore {
   // type gets a direct, inlinable call.
   Time next_ready(Time now) const override { return ring_.empty() ? kNever : now; }
   Time retire_at() const override { return service_.ends(meter_.config().in_service_link_bps); }
+  Time retire_at_or_after(Time t) const override {
+    return service_.retires_at_or_after(t, meter_.config().in_service_link_bps);
+  }
   uint64_t length_packets() const override { return ring_.size(); }
   uint64_t length_bytes() const override { return meter_.bytes() - service_.length(); }
   const BufferMeter& meter() const { return meter_; }

@@ -75,6 +75,9 @@ class SortedCore : public QueueCore {
   uint64_t length_packets() const final { return queue_.size(); }
   uint64_t length_bytes() const final { return meter_.bytes() - service_.length(); }
   Time retire_at() const final { return service_.ends(meter_.config().in_service_link_bps); }
+  Time retire_at_or_after(Time t) const final {
+    return service_.retires_at_or_after(t, meter_.config().in_service_link_bps);
+  }
   uint64_t pushed_out() const { return pushed_out_; }
   const BufferMeter& meter() const { return meter_; }
   void reset_counters() final {

@@ -1,5 +1,7 @@
 // Drop-tail FIFO (docs/reference/algorithms.md §1). Expected orders and drops below are
 // worked by hand from the spec's rules.
+#include <algorithm>
+
 #include "fifo.hh"
 
 #include "fifo_test_harness.hh"
@@ -111,6 +113,29 @@ TEST(Fifo, InServicePacketKeepsItsSlotUntilTransmissionEnds) {
   d.check();
   EXPECT_EQ(d.drain(2400 * kNanosecond), (std::vector<uint64_t>{1, 3}));
   d.check();
+}
+
+TEST(Fifo, RetireAtOrAfterEqualsTheDividedEnd) {
+  // The engine's division-free query against the division: max(retire_at(),
+  // t) for t around the rounded-up end, at rates that divide 8e12 and that
+  // do not (the link then ends a transmission up to 1 ps earlier).
+  for (uint64_t bps : {10'000'000'000ULL, 9'999'999'997ULL, 1'000'000'007ULL, 3ULL}) {
+    for (uint32_t length : {40u, 64u, 1500u, 9000u}) {
+      BufferConfig c = packets(4);
+      c.in_service_link_bps = bps;
+      FifoCore q(c);
+      EXPECT_EQ(q.retire_at_or_after(0), kNever);
+      const Time start = 123457;
+      q.enqueue(pkt(0, 1, length), start);
+      Packet storage[1];
+      Batch out{storage, 1};
+      ASSERT_TRUE(q.dequeue(start, out));
+      const Time end = q.retire_at();
+      ASSERT_EQ(end, start + serialization_time(length, bps));
+      for (Time t : {start - 1, start, end - 2, end - 1, end, end + 1, end + 1000})
+        EXPECT_EQ(q.retire_at_or_after(t), std::max(end, t)) << bps << " b/s, " << length << " B, t = " << t;
+    }
+  }
 }
 
 TEST(Fifo, HighwaterCountsThePacketOnTheWire) {
