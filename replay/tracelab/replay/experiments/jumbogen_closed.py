@@ -42,7 +42,8 @@ SETUP_NOTES = [
     "minPktDrop 0.1, maxPktDrop 0.5 of N (NOT IN SEEDS; ⚠AMB-17's intended form). JumboGen: one aggregation "
     "queue per egress edge, MTU 8 KB, JFET 1 ms, full JumboGrams held until the JFET (⚠AMB-14, the seed's "
     "§4.1 reading).",
-    "Metrics over the run after a 1-s warm-up: core-link utilisation from 100-ms windows (mean, std, in %); "
+    "Metrics over the run after a 1-s warm-up: core-link utilisation from 100-ms windows (mean, std, in %; "
+    "the seed's window is NOT IN SEEDS, and windows this short make our std several times the seed's); "
     "total goodput = TCP payload the 4 monitored flows deliver (MB, over our shorter run); delay and jitter "
     "of the monitored CBR flow.",
 ]
