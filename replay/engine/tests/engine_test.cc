@@ -177,6 +177,7 @@ TEST(Engine, LineRateCbrWithFrameOverhead) {
   EXPECT_EQ(r.overall.queue_delay.max, 0);
   EXPECT_EQ(r.nodes[0].busy, static_cast<Time>(14881) * 67200);
   EXPECT_NEAR(r.mpps_in, 14.881, 0.001);
+  EXPECT_GT(r.wall_mpps, 0.0);  // a run shorter than a second has a rate too
 }
 
 // M/D/1 against Pollaczek-Khinchine: mean wait = rho * S / (2 (1 - rho)).
@@ -448,6 +449,7 @@ TEST(Engine, OutPcapHasTheDeliveredPacketsAtTheirDeliveryTimes) {
     ts.push_back(static_cast<int64_t>(h->ts.tv_sec) * 1000000000LL + h->ts.tv_usec);
     EXPECT_EQ(h->caplen, 1264u);
   }
+  EXPECT_EQ(pcap_snapshot(p), 262144);  // the header's snapshot length: tcpdump's default
   pcap_close(p);
   EXPECT_EQ(ts, (std::vector<int64_t>{kT0 + 1000, kT0 + 2000}));
 }
