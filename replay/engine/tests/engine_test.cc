@@ -316,6 +316,21 @@ TEST(Engine, MeasureWindowRestrictsClassMetricsNotConservation) {
   EXPECT_EQ(r.span, 3 * us);
 }
 
+// An empty measure window has no span: the rates over it are 0, not rates
+// over some other duration. Ten 1-us packets still all go through.
+TEST(Engine, EmptyMeasureWindowHasNoRates) {
+  RunConfig cfg;
+  cfg.sources = {"cbr(interval=1us, size=1250, count=10)"};
+  cfg.nodes = {NodeConfig{"fifo(capacity=100)", 10000000000ULL, 0, 0}};
+  cfg.measure_from = cfg.measure_until = 5 * us;
+  RunResult r = run(cfg);
+  EXPECT_EQ(r.delivered, 10u);
+  EXPECT_EQ(r.span, 0);
+  EXPECT_EQ(r.nodes[0].utilization, 0);
+  EXPECT_EQ(r.nodes[0].out_bps, 0);
+  EXPECT_EQ(r.mpps_in, 0);
+}
+
 TEST(Engine, ClassRulesFromPcapHeaders) {
   const std::string pcap = write_pcap("classes.pcap", {{kT0, 100, 1000, 2000, 46},
                                                        {kT0 + 1, 100, 5060, 2000},
