@@ -151,6 +151,14 @@ def test_run_writes_result_and_report(tmp_path):
     assert not list(tmp_path.glob("*/.result.json.*")), "temporary files left behind"
 
 
+def test_an_experiment_that_cannot_run_here_is_a_skipped_row(tmp_path):
+    # E-JG-1 has no model to compute its table from: no checks, its reason in the notes.
+    assert experiments_main(["run", "E-JG-1", "--quick", "-o", str(tmp_path)]) == 0
+    text = (tmp_path / "REPORT.md").read_text()
+    assert "| E-JG-1 | SKIPPED |" in text and "- SKIPPED: " in text
+    assert "|  |  |" not in text and "Checks:" not in text
+
+
 def test_run_refuses_unknown_ids_and_bad_seed(tmp_path, capsys):
     assert experiments_main(["run", "E-NOPE-1", "-o", str(tmp_path)]) == 2
     assert "unknown experiment E-NOPE-1" in capsys.readouterr().err

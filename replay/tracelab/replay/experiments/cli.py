@@ -96,7 +96,9 @@ def render(results: list[dict[str, Any]]) -> str:
         "|---|---|---|",
     ]
     for r in results:
-        lines.append(f"| {r['id']} | {r['held']}/{r['checks_total']} | {r['wall_s']:.1f} |")
+        # An experiment with no checks is one that cannot run here; its notes say why.
+        held = f"{r['held']}/{r['checks_total']}" if r["checks_total"] else "SKIPPED"
+        lines.append(f"| {r['id']} | {held} | {r['wall_s']:.1f} |")
     for r in results:
         tools = ", ".join(f"{k} {v}" for k, v in r["tools"].items() if v)
         scale = "quick" if r["quick"] else "full"
@@ -107,11 +109,14 @@ def render(results: list[dict[str, Any]]) -> str:
             f"{r['kind']}, {r['engine']}; {scale} scale, seed {r['seed']}; {tools}.",
             "",
         ]
-        header = r["table"]["header"]
-        lines.append("| " + " | ".join(header) + " |")
-        lines.append("|" + "---|" * len(header))
-        lines += ["| " + " | ".join(row) + " |" for row in r["table"]["rows"]]
-        lines += ["", "Checks:", ""]
+        if r["table"]["rows"]:
+            header = r["table"]["header"]
+            lines.append("| " + " | ".join(header) + " |")
+            lines.append("|" + "---|" * len(header))
+            lines += ["| " + " | ".join(row) + " |" for row in r["table"]["rows"]]
+            lines.append("")
+        if r["checks"]:
+            lines += ["Checks:", ""]
         for c in r["checks"]:
             mark = "✔" if c["verdict"] == "held" else "✘ FAILED"
             detail = f" — measured {c['measured']}" if c["measured"] else ""
@@ -119,7 +124,7 @@ def render(results: list[dict[str, Any]]) -> str:
                 detail += f"; published {c['published']}" + (f", tolerance {c['tolerance']}" if c["tolerance"] else "")
             lines.append(f"- {mark} {c['name']}{detail}")
         if r["notes"]:
-            lines += ["", "Setup and choices:", ""]
+            lines += ([""] if lines[-1] else []) + ["Setup and choices:", ""]
             lines += [f"- {n}" for n in r["notes"]]
     return "\n".join(lines) + "\n"
 
