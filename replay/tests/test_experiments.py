@@ -166,6 +166,14 @@ def test_run_refuses_unknown_ids_and_bad_seed(tmp_path, capsys):
     assert not (tmp_path / "REPORT.md").exists()
 
 
+def test_a_scenario_program_not_built_is_one_line_and_status_2(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TRACELAB_NS3_WLAN", str(tmp_path / "no-such-program"))
+    assert experiments_main(["run", "E-THS-9", "--quick", "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "need ns-3" in err or "ns-3 is not built" in err
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_list_names_every_experiment(capsys):
     assert experiments_main(["list"]) == 0
     out = capsys.readouterr().out

@@ -180,7 +180,7 @@ def cmd_run(ns: argparse.Namespace) -> int:
     # Each experiment is one task on --workers/--scheduler (tracelab.scale.cluster).
     try:
         run_all(run_by_id, [(i, ns.quick, ctx) for i in ids], from_options(ns), done)
-    except ClusterError as e:
+    except (ClusterError, closed_loop.Ns3Missing) as e:
         print(f"tracelab experiments run: {e}", file=sys.stderr)
         return USAGE
     write_atomically(out / "REPORT.md", render(load_results(out)))

@@ -19,11 +19,11 @@ import math
 import os
 import statistics
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from ...parts import REPO_ROOT
 from .outcome import Context, Outcome
@@ -38,14 +38,22 @@ INITIAL_CWND = 1
 
 
 class Ns3Error(Exception):
-    """A dumbbell run failed."""
+    """A scenario program's run failed."""
+
+
+class Ns3Missing(Ns3Error):
+    """A scenario program is not built."""
+
+
+def scenario_binary(name: str, variable: str) -> Path | None:
+    """$variable, or build/ns3/name as `make ns3` builds it: the scenario programs are found alike."""
+    explicit = os.environ.get(variable)
+    path = Path(explicit) if explicit else REPO_ROOT / "build" / "ns3" / name
+    return path if path.is_file() else None
 
 
 def dumbbell_binary() -> Path | None:
-    """$TRACELAB_NS3_DUMBBELL, or the one `make ns3` builds."""
-    explicit = os.environ.get("TRACELAB_NS3_DUMBBELL")
-    path = Path(explicit) if explicit else REPO_ROOT / "build" / "ns3" / "tl-ns3-dumbbell"
-    return path if path.is_file() else None
+    return scenario_binary("tl-ns3-dumbbell", "TRACELAB_NS3_DUMBBELL")
 
 
 @dataclass(frozen=True)
@@ -108,7 +116,21 @@ class Result:
     cwnd: list[tuple[float, int]]  # the probe's (time s, congestion window bytes), empty without a probe
 
 
-def _run_one(binary: Path, workdir: Path, run: Run) -> Result:
+class ScenarioRun(Protocol):
+    """One run of a scenario program: its arguments and the folder of its outputs."""
+
+    def args(self) -> list[str]: ...
+
+    def dirname(self) -> str: ...
+
+
+R = TypeVar("R", bound=ScenarioRun)
+T = TypeVar("T")
+
+
+def _run_program(binary: Path, workdir: Path, run: ScenarioRun) -> Path:
+    """Runs `binary` into workdir/run.dirname(), unless the same binary already ran there with the
+    same arguments (experiments sharing runs, a re-run after an interruption); the outputs' folder."""
     out = workdir / run.dirname()
     stamp = out / "run.json"
     key = {"args": run.args(), "binary_mtime_ns": binary.stat().st_mtime_ns}
@@ -116,8 +138,32 @@ def _run_one(binary: Path, workdir: Path, run: Run) -> Result:
         out.mkdir(parents=True, exist_ok=True)
         proc = subprocess.run([str(binary), *run.args(), f"--out={out}"], capture_output=True, text=True)
         if proc.returncode != 0:
-            raise Ns3Error(f"tl-ns3-dumbbell {' '.join(run.args())} exited {proc.returncode}: {proc.stderr.strip()}")
+            raise Ns3Error(f"{binary.name} {' '.join(run.args())} exited {proc.returncode}: {proc.stderr.strip()}")
         stamp.write_text(json.dumps(key))
+    return out
+
+
+def run_scenarios(
+    ctx: Context, binary: Path | None, missing: str, runs: Iterable[R], read: Callable[[R, Path], T]
+) -> dict[R, T]:
+    """Each distinct run of one scenario program, ctx.jobs at a time, read by `read(run, outputs)`."""
+    if binary is None:
+        raise Ns3Missing(f"ns-3 is not built: {missing}")
+    if ctx.workdir is None:
+        raise Ns3Error("closed-loop experiments need a work directory")
+    workdir = ctx.workdir
+    distinct = list(dict.fromkeys(runs))
+    with ThreadPoolExecutor(max_workers=ctx.jobs) as pool:
+        results = list(pool.map(lambda r: read(r, _run_program(binary, workdir, r)), distinct))
+    return dict(zip(distinct, results, strict=True))
+
+
+def ns3_version(results: dict[Any, Any]) -> str:
+    """The ns-3 version a set of runs recorded in their summary.json."""
+    return next(iter(results.values())).summary["ns3_version"]
+
+
+def _read(run: Run, out: Path) -> Result:
     flows = []
     with open(out / "flows.csv", newline="") as f:
         for r in csv.DictReader(f):
@@ -145,19 +191,7 @@ def _run_one(binary: Path, workdir: Path, run: Run) -> Result:
 
 
 def simulate(ctx: Context, runs: Iterable[Run]) -> dict[Run, Result]:
-    binary = dumbbell_binary()
-    if binary is None:
-        raise Ns3Error(f"ns-3 is not built: {NS3_MISSING}")
-    if ctx.workdir is None:
-        raise Ns3Error("closed-loop experiments need a work directory")
-    runs = list(dict.fromkeys(runs))
-    with ThreadPoolExecutor(max_workers=ctx.jobs) as pool:
-        results = list(pool.map(lambda r: _run_one(binary, ctx.workdir, r), runs))
-    return dict(zip(runs, results, strict=True))
-
-
-def ns3_version(results: dict[Run, Result]) -> str:
-    return next(iter(results.values())).summary["ns3_version"]
+    return run_scenarios(ctx, dumbbell_binary(), NS3_MISSING, runs, _read)
 
 
 def long_threshold(flows: list[Flow]) -> int:

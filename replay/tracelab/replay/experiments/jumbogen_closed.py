@@ -11,16 +11,12 @@ from __future__ import annotations
 import csv
 import itertools
 import json
-import os
-import subprocess
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...parts import REPO_ROOT
-from .closed_loop import Ns3Error
+from .closed_loop import ns3_version, run_scenarios, scenario_binary
 from .outcome import Context, Outcome
 
 JG_MISSING = "build the ns-3 adapters with `make ns3` (or set TRACELAB_NS3_JUMBOGEN)"
@@ -50,10 +46,7 @@ SETUP_NOTES = [
 
 
 def jumbogen_binary() -> Path | None:
-    """$TRACELAB_NS3_JUMBOGEN, or the one `make ns3` builds."""
-    explicit = os.environ.get("TRACELAB_NS3_JUMBOGEN")
-    path = Path(explicit) if explicit else REPO_ROOT / "build" / "ns3" / "tl-ns3-jumbogen"
-    return path if path.is_file() else None
+    return scenario_binary("tl-ns3-jumbogen", "TRACELAB_NS3_JUMBOGEN")
 
 
 @dataclass(frozen=True)
@@ -120,31 +113,14 @@ class JgResult:
         return self.summary["core"]["packets_per_s"]
 
 
-def _run_one(binary: Path, workdir: Path, run: JgRun) -> JgResult:
-    out = workdir / run.dirname()
-    stamp = out / "run.json"
-    key = {"args": run.args(), "binary_mtime_ns": binary.stat().st_mtime_ns}
-    if not (stamp.is_file() and json.loads(stamp.read_text()) == key):
-        out.mkdir(parents=True, exist_ok=True)
-        proc = subprocess.run([str(binary), *run.args(), f"--out={out}"], capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise Ns3Error(f"tl-ns3-jumbogen {' '.join(run.args())} exited {proc.returncode}: {proc.stderr.strip()}")
-        stamp.write_text(json.dumps(key))
+def _read(run: JgRun, out: Path) -> JgResult:
     with open(out / "flows.csv", newline="") as f:
         flows = list(csv.DictReader(f))
     return JgResult(json.loads((out / "summary.json").read_text()), flows)
 
 
 def simulate(ctx: Context, runs: Iterable[JgRun]) -> dict[JgRun, JgResult]:
-    binary = jumbogen_binary()
-    if binary is None:
-        raise Ns3Error(f"ns-3 is not built: {JG_MISSING}")
-    if ctx.workdir is None:
-        raise Ns3Error("closed-loop experiments need a work directory")
-    runs = list(dict.fromkeys(runs))
-    with ThreadPoolExecutor(max_workers=ctx.jobs) as pool:
-        results = list(pool.map(lambda r: _run_one(binary, ctx.workdir, r), runs))
-    return dict(zip(runs, results, strict=True))
+    return run_scenarios(ctx, jumbogen_binary(), JG_MISSING, runs, _read)
 
 
 HEADER = ["Link Util (%)", "Std. Dev.", "Total Goodput (MB)", "Fairness", "E2E Delay (ms)", "Jitter (ms)"]
@@ -185,7 +161,7 @@ def _variants(duration: float, seed: int) -> dict[str, JgRun]:
 
 
 def _start(o: Outcome, duration: float, results: dict[JgRun, JgResult]) -> None:
-    o.tools["ns3"] = next(iter(results.values())).summary["ns3_version"]
+    o.tools["ns3"] = ns3_version(results)
     o.config.update(duration_s=duration)
     o.notes += [*SETUP_NOTES, f"{duration:g} s per run (the seed's run length is NOT IN SEEDS), one seed.", TABLE_NOTE]
 

@@ -18,16 +18,12 @@ import csv
 import itertools
 import json
 import math
-import os
-import subprocess
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...parts import REPO_ROOT
-from .closed_loop import Ns3Error
+from .closed_loop import ns3_version, run_scenarios, scenario_binary
 from .outcome import Context, Outcome
 
 NCQ_MISSING = "build the ns-3 adapters with `make ns3` (or set TRACELAB_NS3_NCQ)"
@@ -86,10 +82,7 @@ GAIN_NOTE = (
 
 
 def ncq_binary() -> Path | None:
-    """$TRACELAB_NS3_NCQ, or the one `make ns3` builds."""
-    explicit = os.environ.get("TRACELAB_NS3_NCQ")
-    path = Path(explicit) if explicit else REPO_ROOT / "build" / "ns3" / "tl-ns3-ncq"
-    return path if path.is_file() else None
+    return scenario_binary("tl-ns3-ncq", "TRACELAB_NS3_NCQ")
 
 
 @dataclass(frozen=True)
@@ -155,16 +148,7 @@ def _optional_float(text: str) -> float | None:
     return float(text) if text != "" else None
 
 
-def _run_one(binary: Path, workdir: Path, run: NcqRun) -> NcqResult:
-    out = workdir / run.dirname()
-    stamp = out / "run.json"
-    key = {"args": run.args(), "binary_mtime_ns": binary.stat().st_mtime_ns}
-    if not (stamp.is_file() and json.loads(stamp.read_text()) == key):
-        out.mkdir(parents=True, exist_ok=True)
-        proc = subprocess.run([str(binary), *run.args(), f"--out={out}"], capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise Ns3Error(f"tl-ns3-ncq {' '.join(run.args())} exited {proc.returncode}: {proc.stderr.strip()}")
-        stamp.write_text(json.dumps(key))
+def _read(run: NcqRun, out: Path) -> NcqResult:
     with open(out / "flows.csv", newline="") as f:
         flows = [
             NcqFlow(
@@ -186,19 +170,7 @@ def _run_one(binary: Path, workdir: Path, run: NcqRun) -> NcqResult:
 
 
 def simulate(ctx: Context, runs: Iterable[NcqRun]) -> dict[NcqRun, NcqResult]:
-    binary = ncq_binary()
-    if binary is None:
-        raise Ns3Error(f"ns-3 is not built: {NCQ_MISSING}")
-    if ctx.workdir is None:
-        raise Ns3Error("closed-loop experiments need a work directory")
-    runs = list(dict.fromkeys(runs))
-    with ThreadPoolExecutor(max_workers=ctx.jobs) as pool:
-        results = list(pool.map(lambda r: _run_one(binary, ctx.workdir, r), runs))
-    return dict(zip(runs, results, strict=True))
-
-
-def ns3_version(results: dict[NcqRun, NcqResult]) -> str:
-    return next(iter(results.values())).summary["ns3_version"]
+    return run_scenarios(ctx, ncq_binary(), NCQ_MISSING, runs, _read)
 
 
 # ------------------------------------------------------------------ metrics

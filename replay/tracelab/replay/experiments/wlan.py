@@ -16,17 +16,13 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
-import subprocess
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...parts import REPO_ROOT
 from . import thesis_more
-from .closed_loop import INITIAL_CWND, Ns3Error
+from .closed_loop import INITIAL_CWND, ns3_version, run_scenarios, scenario_binary
 from .outcome import Context, Outcome
 
 WLAN_MISSING = "build the ns-3 adapters with `make ns3` (or set TRACELAB_NS3_WLAN)"
@@ -50,10 +46,7 @@ SETUP_NOTE = (
 
 
 def wlan_binary() -> Path | None:
-    """$TRACELAB_NS3_WLAN, or the one `make ns3` builds."""
-    explicit = os.environ.get("TRACELAB_NS3_WLAN")
-    path = Path(explicit) if explicit else REPO_ROOT / "build" / "ns3" / "tl-ns3-wlan"
-    return path if path.is_file() else None
+    return scenario_binary("tl-ns3-wlan", "TRACELAB_NS3_WLAN")
 
 
 @dataclass(frozen=True)
@@ -123,16 +116,7 @@ def _optional(text: str) -> float | None:
     return float(text) if text != "" else None
 
 
-def _run_one(binary: Path, workdir: Path, run: WlanRun) -> WlanResult:
-    out = workdir / run.dirname()
-    stamp = out / "run.json"
-    key = {"args": run.args(), "binary_mtime_ns": binary.stat().st_mtime_ns}
-    if not (stamp.is_file() and json.loads(stamp.read_text()) == key):
-        out.mkdir(parents=True, exist_ok=True)
-        proc = subprocess.run([str(binary), *run.args(), f"--out={out}"], capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise Ns3Error(f"tl-ns3-wlan {' '.join(run.args())} exited {proc.returncode}: {proc.stderr.strip()}")
-        stamp.write_text(json.dumps(key))
+def _read(run: WlanRun, out: Path) -> WlanResult:
     with open(out / "flows.csv", newline="") as f:
         flows = [
             WlanFlow(
@@ -154,19 +138,7 @@ def _run_one(binary: Path, workdir: Path, run: WlanRun) -> WlanResult:
 
 
 def simulate(ctx: Context, runs: Iterable[WlanRun]) -> dict[WlanRun, WlanResult]:
-    binary = wlan_binary()
-    if binary is None:
-        raise Ns3Error(f"ns-3 is not built: {WLAN_MISSING}")
-    if ctx.workdir is None:
-        raise Ns3Error("closed-loop experiments need a work directory")
-    runs = list(dict.fromkeys(runs))
-    with ThreadPoolExecutor(max_workers=ctx.jobs) as pool:
-        results = list(pool.map(lambda r: _run_one(binary, ctx.workdir, r), runs))
-    return dict(zip(runs, results, strict=True))
-
-
-def ns3_version(results: dict[WlanRun, WlanResult]) -> str:
-    return next(iter(results.values())).summary["ns3_version"]
+    return run_scenarios(ctx, wlan_binary(), WLAN_MISSING, runs, _read)
 
 
 # ------------------------------------------------------------------ E-THS-9
