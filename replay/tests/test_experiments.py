@@ -22,6 +22,7 @@ from tracelab.replay.experiments.closed_loop import (
     long_threshold,
     median3,
     size_pools,
+    split_estimates,
 )
 from tracelab.replay.experiments.outcome import Context
 from tracelab.replay.experiments.registry import EXPERIMENTS
@@ -258,6 +259,30 @@ def test_interarrival_fits_tell_exponential_from_lognormal():
     assert cov > 2 and d_lognormal < 0.03 < d_exp
 
 
+def test_split_estimates_by_hand_and_by_drawing_the_splits():
+    # Sizes 1 or 3 with probability 1/2, T_sub(s) = s²: E[T(1)] = 1; E[T(2)] = ½(1 + E[T(1)]) + ½·T(2) = 3;
+    # E[T(3)] = ½(1 + E[T(2)]) + ½·9 = 6.5 (a draw of 3 with 2 packets left takes the 2).
+    est = split_estimates([1, 3], lambda s: s * s, 3)
+    assert est == pytest.approx([0.0, 1.0, 3.0, 6.5])
+    # Against flows actually cut by seeded draws from a skewed sample.
+    import random
+
+    sizes = [1] * 6 + [2] * 3 + [5, 20]
+    est = split_estimates(sizes, lambda s: s**1.5, 20)
+    rng = random.Random(3)
+    for n in (4, 13, 20):
+        total = 0.0
+        for _ in range(40000):
+            left = n
+            while left:
+                s = min(rng.choice(sizes), left)
+                total += s**1.5
+                left -= s
+        assert total / 40000 == pytest.approx(est[n], rel=0.01), n
+    # Linear subflow times: any split of n packets costs n.
+    assert split_estimates(sizes, float, 20) == pytest.approx(list(range(21)))
+
+
 def test_run_arguments_name_every_option():
     r = Run("fifo", 1e6, 10.0, 0.0, 1, delay="0ms", exact_load=True, subflows=True, probe=50)
     assert r.args()[-4:] == ["--exactLoad=1", "--subflows=1", "--probe=50", "--ns3::TcpSocket::InitialCwnd=1"]
@@ -351,6 +376,12 @@ def test_ths8_exact_identities_hold_and_variants_ran(closed_results):
     assert checks_of(r, "FIFO+FIFO: subflows of ≤ 3 packets")
     assert checks_of(r, "FIFO+FIFO: high-queue subflow sizes CoV")[0]["verdict"] == "held"
     assert checks_of(r, "ns-3 NewReno's flights (CongestionWindow")[0]["verdict"] == "held"
+    # Fig. 5.17: the model's estimates from the run's own subflows bracket the measured short flows.
+    assert checks_of(r, "Fig. 5.17d model, flows ≤ th")
+    assert checks_of(r, "flows ≤ th: the simulation between the model")[0]["verdict"] == "held"
+    for row in r["table"]["rows"]:
+        without, with_control = map(float, row[11].split(" / "))
+        assert without < float(row[10]) < with_control, row[0]
 
 
 @NS3_SKIP
