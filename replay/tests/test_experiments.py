@@ -130,6 +130,8 @@ def test_insertion_fraction_by_hand():
     # p = 1 %, the E-THS-3 sizes: below the Jensen bound 1 - 0.99^E[N].
     share, mean_n = insertion_fraction(0.01, 1.0, 6, 6667)
     assert share < 1 - 0.99**mean_n
+    # Control packets are tested like data ones: a 1- or 2-packet flow with one more packet each.
+    assert insertion_fraction(0.5, 1.0, 1, 2, control=1) == pytest.approx((0.8 * 0.75 + 0.2 * 0.875, 1.2))
 
 
 def test_run_writes_result_and_report(tmp_path):
