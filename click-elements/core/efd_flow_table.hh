@@ -64,8 +64,9 @@ class FlowTable {
 
   // `spread`: buckets per entry (rounded up to a power of two in total).
   // Sparser buckets mean fewer collisions, hence fewer mispredicted chain
-  // walks, for more memory. EFD's table takes 8: core_bench EFD 29.8 ->
-  // 27.5 ns/packet (94387f6, CHANGELOG.md); 8 for every table slowed Run2C/SIFT.
+  // walks, for more memory. EFD's table takes 16 (efd.hh: core_bench EFD
+  // 29.8 -> 27.5 ns/packet at 8, 94387f6; 25.1 -> 24.5 at 16); 8 for every
+  // table slowed Run2C/SIFT.
   // `seed`: the key of flow_table_hash().
   explicit FlowTable(uint32_t max_entries, uint32_t spread = 4, uint64_t seed = kFlowTableSeed)
       : max_(max_entries), pool_(max_entries), free_(max_entries), seed_(seed) {
