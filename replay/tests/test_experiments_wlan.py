@@ -9,6 +9,7 @@ import math
 import pytest
 from tracelab.replay.experiments import wlan
 from tracelab.replay.experiments.cli import main as experiments_main
+from tracelab.replay.experiments.closed_loop import long_threshold
 from tracelab.replay.experiments.registry import EXPERIMENTS
 from tracelab.replay.experiments.wlan import (
     WlanFlow,
@@ -21,7 +22,6 @@ from tracelab.replay.experiments.wlan import (
     mixed_spec,
     ofdm_airtime_us,
     response_means,
-    split_threshold,
 )
 
 
@@ -98,7 +98,7 @@ def test_mixed_split_and_means_by_hand():
         flow(True, 20, 0.3),
     ]
     # 200 bytes in all: the 100-byte transfer alone carries half.
-    assert split_threshold(flows) == 100
+    assert long_threshold(flows) == 100
     dn_short, dn_long, up_short, up_long = response_means(flows, 100)
     assert dn_short == pytest.approx(0.25) and dn_long == 1.0 and up_short == 0.4
     assert math.isnan(up_long)  # the only long upload did not complete

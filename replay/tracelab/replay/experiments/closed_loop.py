@@ -195,8 +195,13 @@ def simulate(ctx: Context, runs: Iterable[Run]) -> dict[Run, Result]:
     return run_scenarios(ctx, dumbbell_binary(), NS3_MISSING, runs, _read)
 
 
-def long_threshold(flows: list[Flow]) -> int:
-    """The smallest size of the 'long' flows: the largest flows carrying half of all bytes ([003 §4.6.2])."""
+class HasSize(Protocol):
+    size: int
+
+
+def long_threshold(flows: Iterable[HasSize]) -> int:
+    """The smallest size of the 'long' flows: the largest flows carrying half of all bytes ([003 §4.6.2],
+    and the WLAN's transfers, §6.5)."""
     sizes = sorted((f.size for f in flows), reverse=True)
     half, acc = sum(sizes) / 2, 0
     for s in sizes:

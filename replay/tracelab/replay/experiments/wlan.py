@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import thesis_more
-from .closed_loop import INITIAL_CWND, ns3_version, run_scenarios, scenario_binary
+from .closed_loop import INITIAL_CWND, long_threshold, ns3_version, run_scenarios, scenario_binary
 from .outcome import Context, Outcome
 
 WLAN_MISSING = "build the ns-3 adapters with `make ns3` (or set TRACELAB_NS3_WLAN)"
@@ -773,17 +773,6 @@ def mixed_spec(scheduler: str, buffer: int) -> str:
     return f"{base[:-1]}, capacity={buffer})" if base.endswith(")") else f"{base}(capacity={buffer})"
 
 
-def split_threshold(flows: list[WlanFlow]) -> int:
-    """The smallest 'long' transfer: the largest transfers carrying half of all bytes ([003 §6.5])."""
-    sizes = sorted((f.size for f in flows), reverse=True)
-    half, acc = sum(sizes) / 2, 0
-    for s in sizes:
-        acc += s
-        if acc >= half:
-            return s
-    return sizes[-1]
-
-
 def response_means(flows: list[WlanFlow], threshold: int) -> tuple[float, float, float, float]:
     """Mean response times of completed transfers: (download short, download long, upload short, upload long)."""
 
@@ -861,7 +850,7 @@ def e_ths_11(scale: tuple[float, float, tuple[str, ...], tuple[str, ...]], ctx: 
     for t in tables:
         pub_all = MIXED_TABLES[t][3]
         fifo_flows = results[runs[t, "FIFO"]].flows if "FIFO" in schedulers else results[runs[t, schedulers[0]]].flows
-        threshold = split_threshold(fifo_flows)
+        threshold = long_threshold(fifo_flows)
         means = {s: response_means(results[runs[t, s]].flows, threshold) for s in schedulers}
         for s in schedulers:
             m, p = means[s], pub_all[s]
