@@ -57,11 +57,14 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include "scenario.hh"
 #include "tl-queue-disc.hh"
 
 using namespace ns3;
 
 namespace {
+
+using tracelab::scenario::BoundedZipf;
 
 struct Flow {
   uint32_t src = 0, dst = 0;
@@ -204,26 +207,6 @@ void ConnectCwnd(Ptr<BulkSendApplication> app) {
   Ptr<Socket> socket = app->GetSocket();
   if (socket) socket->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&OnCwnd));
 }
-
-// Bounded Zipf on [lo, hi] by inverse CDF.
-class BoundedZipf {
- public:
-  BoundedZipf(double alpha, uint32_t lo, uint32_t hi) : lo_(lo) {
-    double sum = 0;
-    for (uint32_t k = lo; k <= hi; ++k) cdf_.push_back(sum += std::pow(double(k), -(alpha + 1)));
-    for (double& c : cdf_) c /= sum;
-  }
-  uint32_t Draw(double u) const { return lo_ + uint32_t(std::lower_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin()); }
-  double Mean() const {
-    double m = 0, prev = 0;
-    for (size_t i = 0; i < cdf_.size(); ++i) m += (cdf_[i] - prev) * double(lo_ + i), prev = cdf_[i];
-    return m;
-  }
-
- private:
-  uint32_t lo_;
-  std::vector<double> cdf_;
-};
 
 }  // namespace
 

@@ -52,6 +52,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include "jumbogen_red.hh"
+#include "scenario.hh"
 #include "sources.hh"
 #include "tl-jumbogen-edge.hh"
 #include "tl-queue-disc.hh"
@@ -59,6 +60,8 @@
 using namespace ns3;
 
 namespace {
+
+using tracelab::scenario::Json;
 
 enum Cls : uint8_t { kCbr, kVbr, kTcp, kShort };
 const char* const kClsName[] = {"cbr", "vbr", "tcp", "short"};
@@ -126,12 +129,6 @@ void OnUdpRx(uint32_t i, Ptr<const Packet> p, const Address&) {
 }
 void OnTcpRx(uint32_t i, Ptr<const Packet> p, const Address&) {
   if (g_measuring) g_flows[i].rx_bytes += p->GetSize();
-}
-
-std::string Json(const std::string& v) {
-  std::string o = "\"";
-  for (char ch : v) o += (ch == '"' || ch == '\\') ? std::string("\\") + ch : std::string(1, ch);
-  return o + "\"";
 }
 
 }  // namespace

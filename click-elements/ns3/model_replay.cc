@@ -53,11 +53,14 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include "scenario.hh"
 #include "tl-queue-disc.hh"
 
 using namespace ns3;
 
 namespace {
+
+using tracelab::scenario::Json;
 
 constexpr uint16_t kFirstPort = 10000;
 constexpr uint32_t kUdpPayload = 1472;  // 1500-byte IP packets
@@ -301,12 +304,6 @@ uint32_t TcpDefault(const std::string& name) {
   TypeId::AttributeInformation info;
   NS_ABORT_UNLESS(TypeId::LookupByName("ns3::TcpSocket").LookupAttributeByName(name, &info));
   return uint32_t(DynamicCast<const UintegerValue>(info.initialValue)->Get());
-}
-
-std::string Json(const std::string& v) {
-  std::string o = "\"";
-  for (char ch : v) o += (ch == '"' || ch == '\\') ? std::string("\\") + ch : std::string(1, ch);
-  return o + "\"";
 }
 
 std::string QueueJson(Ptr<QueueDisc> qd) {

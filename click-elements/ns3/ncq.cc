@@ -51,12 +51,15 @@
 #include "ns3/traffic-control-module.h"
 
 #include "ncq.hh"
+#include "scenario.hh"
 #include "sources.hh"
 #include "tl-queue-disc.hh"
 
 using namespace ns3;
 
 namespace {
+
+using tracelab::scenario::Json;
 
 enum Cls : uint8_t { kVoip, kSensor, kFtp, kOther };
 const char* const kClsName[] = {"voip", "sensor", "ftp", "other"};
@@ -177,12 +180,6 @@ void OnTcpRx(uint32_t i, Ptr<const Packet> p, const Address&) {
 }
 
 void OnLinkError(uint32_t i, Ptr<const Packet>) { ++g_flows[i].link_errors; }
-
-std::string Json(const std::string& v) {
-  std::string o = "\"";
-  for (char ch : v) o += (ch == '"' || ch == '\\') ? std::string("\\") + ch : std::string(1, ch);
-  return o + "\"";
-}
 
 }  // namespace
 

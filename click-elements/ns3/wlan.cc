@@ -54,11 +54,15 @@
 #include "ns3/traffic-control-module.h"
 #include "ns3/wifi-module.h"
 
+#include "scenario.hh"
 #include "tl-queue-disc.hh"
 
 using namespace ns3;
 
 namespace {
+
+using tracelab::scenario::BoundedZipf;
+using tracelab::scenario::Json;
 
 constexpr uint16_t kFirstPort = 10000;
 constexpr uint32_t kWindowSegments = 43;  // the receiver's advertised window, [003 §6.4]
@@ -157,32 +161,6 @@ uint64_t g_otherQdiscDrops = 0, g_macDrops = 0, g_phyDrops = 0;
 void OnOtherDrop(Ptr<const QueueDiscItem>) { ++g_otherQdiscDrops; }
 void OnMacDrop(Ptr<const Packet>) { ++g_macDrops; }
 void OnPhyDrop(Ptr<const Packet>) { ++g_phyDrops; }
-
-// Bounded Zipf on [lo, hi] by inverse CDF (the dumbbell's sizes).
-class BoundedZipf {
- public:
-  BoundedZipf(double alpha, uint32_t lo, uint32_t hi) : lo_(lo) {
-    double sum = 0;
-    for (uint32_t k = lo; k <= hi; ++k) cdf_.push_back(sum += std::pow(double(k), -(alpha + 1)));
-    for (double& c : cdf_) c /= sum;
-  }
-  uint32_t Draw(double u) const { return lo_ + uint32_t(std::lower_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin()); }
-  double Mean() const {
-    double m = 0, prev = 0;
-    for (size_t i = 0; i < cdf_.size(); ++i) m += (cdf_[i] - prev) * double(lo_ + i), prev = cdf_[i];
-    return m;
-  }
-
- private:
-  uint32_t lo_;
-  std::vector<double> cdf_;
-};
-
-std::string Json(const std::string& v) {
-  std::string o = "\"";
-  for (char ch : v) o += (ch == '"' || ch == '\\') ? std::string("\\") + ch : std::string(1, ch);
-  return o + "\"";
-}
 
 }  // namespace
 
