@@ -56,8 +56,8 @@ def test_the_dataset_reads_as_the_plain_profile_table_for_table(profiles):
             query = f"SELECT * EXCLUDE (_file, _row) FROM {name} ORDER BY {original.order(name)}"
             if name == "connections":
                 query = f"SELECT * FROM {name} ORDER BY conn"
-            want = original.con.execute(query).to_arrow_table()
-            got = rebuilt.con.execute(query).to_arrow_table()
+            want = original.con.sql(query).to_arrow_table()
+            got = rebuilt.con.sql(query).to_arrow_table()
             assert got.num_rows == want.num_rows, name
             assert got.equals(want), name
         assert original.scalar("SELECT count(*) FROM rtt") > 100
