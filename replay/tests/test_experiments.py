@@ -11,6 +11,7 @@ import pytest
 from tracelab.replay.experiments import chunk_analytic as ca
 from tracelab.replay.experiments import closed_loop
 from tracelab.replay.experiments.cli import main as experiments_main
+from tracelab.replay.experiments.cli import render
 from tracelab.replay.experiments.closed_loop import (
     SEGMENT,
     Flow,
@@ -24,7 +25,7 @@ from tracelab.replay.experiments.closed_loop import (
     size_pools,
     split_estimates,
 )
-from tracelab.replay.experiments.outcome import Context
+from tracelab.replay.experiments.outcome import Context, Outcome
 from tracelab.replay.experiments.registry import EXPERIMENTS
 from tracelab.replay.experiments.runs import insertion_fraction
 
@@ -134,14 +135,30 @@ def test_insertion_fraction_by_hand():
     assert insertion_fraction(0.5, 1.0, 1, 2, control=1) == pytest.approx((0.8 * 0.75 + 0.2 * 0.875, 1.2))
 
 
+def test_failed_check_says_why_only_when_it_fails():
+    o = Outcome("E-X-1", "t", [])
+    o.check("held one", True, "1", published=1, why="never shown")
+    o.check("failed one", False, "2", published=1, tolerance="exact", why="the seed's buffer is unknown")
+    held_json, failed_json = (c.as_json() for c in o.checks)
+    assert held_json["why"] is None and failed_json["why"] == "the seed's buffer is unknown"
+    result = {
+        "id": "E-X-1", "title": "t", "kind": "open loop", "engine": "e", "quick": True, "seed": 1,
+        "tools": {}, "wall_s": 0.0, "held": 1, "checks_total": 2, "table": {"header": [], "rows": []},
+        "checks": [held_json, failed_json], "notes": [],
+    }  # fmt: skip
+    report = render([result])
+    assert "- ✘ FAILED failed one — measured 2; published 1, tolerance exact\n  - why: the seed's buffer" in report
+    assert "never shown" not in report
+
+
 def test_run_writes_result_and_report(tmp_path):
     assert experiments_main(["run", "E-CHK-2", "--quick", "-o", str(tmp_path)]) == 0
     result = json.loads((tmp_path / "E-CHK-2" / "result.json").read_text())
     assert result["id"] == "E-CHK-2" and result["seed"] == 1 and result["quick"]
     assert result["held"] == result["checks_total"] == len(result["checks"])
     check = result["checks"][0]
-    assert set(check) == {"name", "published", "measured", "tolerance", "verdict"}
-    assert check["published"] == "16.63" and check["verdict"] == "held"
+    assert set(check) == {"name", "published", "measured", "tolerance", "verdict", "why"}
+    assert check["published"] == "16.63" and check["verdict"] == "held" and check["why"] is None
     # The report is regenerated from every result.json in the directory: a result written by an
     # earlier run (here a copy under another id) appears beside the new one.
     other = dict(result, id="E-CHK-9", title="earlier run")

@@ -123,6 +123,8 @@ def render(results: list[dict[str, Any]]) -> str:
             if c["published"] is not None:
                 detail += f"; published {c['published']}" + (f", tolerance {c['tolerance']}" if c["tolerance"] else "")
             lines.append(f"- {mark} {c['name']}{detail}")
+            if c.get("why"):
+                lines.append(f"  - why: {c['why']}")
         if r["notes"]:
             lines += ([""] if lines[-1] else []) + ["Setup and choices:", ""]
             lines += [f"- {n}" for n in r["notes"]]

@@ -16,6 +16,9 @@ class Check:
     measured: str = ""
     published: str | None = None
     tolerance: str | None = None
+    # Why a failed check's published value is not reached (shown only when it fails):
+    # the cause as far as it was traced, so a failure in the report is explained, not bare.
+    why: str | None = None
 
     @property
     def verdict(self) -> str:
@@ -28,6 +31,7 @@ class Check:
             "measured": self.measured,
             "tolerance": self.tolerance,
             "verdict": self.verdict,
+            "why": None if self.held else self.why,
         }
 
 
@@ -52,8 +56,12 @@ class Outcome:
         *,
         published: Any = None,
         tolerance: str | None = None,
+        why: str | None = None,
     ) -> None:
-        self.checks.append(Check(what, bool(held), detail, None if published is None else str(published), tolerance))
+        """Record a check; `why` explains the gap if it fails (the report prints it then)."""
+        self.checks.append(
+            Check(what, bool(held), detail, None if published is None else str(published), tolerance, why)
+        )
 
     @property
     def passed(self) -> bool:
