@@ -82,7 +82,8 @@ def groups(
     ]
 
 
-def run_chain(gs: list[Group], seconds: float, seed: int) -> ChainRun:
+def chain_config(gs: list[Group], seconds: float, seed: int) -> dict:
+    """The engine configuration of one chain run: the groups' ON/OFF sources, three nodes, the classes."""
     sources = [
         f"onoff(flows={g.flows}, rate={FLOW_KBPS}k, size=200, on=exp(350ms), off=exp(650ms), cls={i}, hops={g.hops}, "
         f"stop={seconds}s, seed={99 + seed + g.seed_offset})"
@@ -97,14 +98,16 @@ def run_chain(gs: list[Group], seconds: float, seed: int) -> ChainRun:
         if g.qtl_ms is not None:
             c["qtl"] = f"{g.qtl_ms}ms"
         classes.append(c)
-    m = engine.run(
-        {
-            "sources": sources,
-            "nodes": [{"element": ELEMENT, "rate": "20M"}] * 3,
-            "classes": classes,
-            "max_delay_samples": 0,
-        }
-    )
+    return {
+        "sources": sources,
+        "nodes": [{"element": ELEMENT, "rate": "20M"}] * 3,
+        "classes": classes,
+        "max_delay_samples": 0,
+    }
+
+
+def run_chain(gs: list[Group], seconds: float, seed: int) -> ChainRun:
+    m = engine.run(chain_config(gs, seconds, seed))
     out = ChainRun({}, {}, {}, {}, {}, [], [])
     for g, c in zip(gs, m["classes"], strict=True):
         sent = max(c["offered"], 1)
