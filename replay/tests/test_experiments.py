@@ -27,7 +27,7 @@ from tracelab.replay.experiments.closed_loop import (
 )
 from tracelab.replay.experiments.outcome import Context, Outcome
 from tracelab.replay.experiments.registry import EXPERIMENTS
-from tracelab.replay.experiments.runs import insertion_fraction
+from tracelab.replay.experiments.runs import implied_p_ins, insertion_fraction
 
 
 def quick(name):
@@ -133,6 +133,13 @@ def test_insertion_fraction_by_hand():
     assert share < 1 - 0.99**mean_n
     # Control packets are tested like data ones: a 1- or 2-packet flow with one more packet each.
     assert insertion_fraction(0.5, 1.0, 1, 2, control=1) == pytest.approx((0.8 * 0.75 + 0.2 * 0.875, 1.2))
+
+
+def test_implied_p_ins_inverts_the_insertion_fraction():
+    # bzipf(1, 1, 2) inserts 1.2p − 0.2p² of its flows (above): 0.55 at p = 0.5.
+    assert implied_p_ins(0.55, 1.0, 1, 2) == pytest.approx(0.5, abs=1e-5)
+    # Flows of exactly 60 packets: share = 1 − (1−p)^60, so p = 1 − (1 − share)^(1/60).
+    assert implied_p_ins(0.451, 1.0, 60, 60) == pytest.approx(1 - 0.549 ** (1 / 60), abs=1e-5)
 
 
 def test_failed_check_says_why_only_when_it_fails():
