@@ -99,6 +99,7 @@ class Flow:
     start: float
     response: float | None  # None: not completed
     max_stall: float
+    lost_packets: int = 0  # the flow's packets the bottleneck dropped
 
 
 @dataclass(frozen=True)
@@ -175,6 +176,7 @@ def _read(run: Run, out: Path) -> Result:
                     float(r["start_s"]),
                     float(r["response_s"]) if done else None,
                     float(r["max_stall_s"]),
+                    int(r["lost_packets"]),
                 )
             )
     subflows = []
@@ -680,13 +682,122 @@ def service_time(size: int) -> float:
     return size / SEGMENT * WIRE_PACKET * 8 / BOTTLENECK
 
 
+ACCESS = 100e6  # bits per second of the dumbbell's access links
+ACK_WIRE = 54  # bytes of a pure ACK on a link: 20 IP + 32 TCP (timestamps) + 2 PPP
+
+
+def round_trips(size: int) -> int:
+    """The round trips a flow of `size` payload bytes waits for before its last segment leaves: the
+    handshake and one per slow-start flight after the first (Eq. 5.10's flights 1, 2, 3, 4, 6, ...,
+    then the receive window)."""
+    segments, window = math.ceil(size / SEGMENT), RCV_WINDOW // SEGMENT
+    flights = cwnd_flights(12, cap=window)  # the 11th flight (54 segments) already exceeds the window
+    sent, rounds = 0, 0
+    while sent < segments:
+        sent += flights[rounds] if rounds < len(flights) else window
+        rounds += 1
+    return rounds
+
+
+def round_trip_cost(rho: float) -> float:
+    """Seconds one round trip adds to a TCP transfer over the M/G/1 models (which serve a job's bits
+    from its arrival on) with zero propagation delay, at bottleneck load `rho`. The flow's packets are
+    out of the bottleneck queue while its last packet crosses the receiver's access link, the ACK comes
+    back and the next flight's first packet crosses the sender's access link; that packet then waits,
+    non-preemptively, for the residual of the packet on the wire (busy with probability rho, half a
+    packet on average) and for the packet ns-3's device already holds (its 1-packet transmit queue,
+    full when the link is busy)."""
+    packet = WIRE_PACKET * 8 / BOTTLENECK
+    turnaround = 2 * WIRE_PACKET * 8 / ACCESS + ACK_WIRE * 8 * (2 / ACCESS + 1 / BOTTLENECK)
+    return turnaround + rho * (packet / 2 + packet)
+
+
+def packets_text(smallest: int, largest: int) -> str:
+    """A pool's size range in packets ('7 packets', '17–18 packets')."""
+    lo, hi = math.ceil(smallest / SEGMENT), math.ceil(largest / SEGMENT)
+    return f"{lo} packets" if lo == hi else f"{lo}–{hi} packets"
+
+
+def ratio_of_means_ci(sims: list[float], models: list[float]) -> tuple[float, float, float]:
+    """mean(sims) / mean(models) and its 95 % confidence interval over the flows (delta method: the
+    ratio R's standard error is that of sim − R·model, divided by mean(models))."""
+    ratio = mean(sims) / mean(models)
+    residuals = [t - ratio * m for t, m in zip(sims, models, strict=True)]
+    half = 1.96 * statistics.stdev(residuals) / math.sqrt(len(residuals)) / mean(models)
+    return ratio, ratio - half, ratio + half
+
+
+Pooled = list[tuple[list[tuple[int, float]], float, float]]  # (pool of (size, response), sim mean, model mean)
+
+
+def ths7_why(plain: Pooled, rounded: Pooled, flows: list[Flow], plus_rounds: Callable[[int], float], rho: float) -> str:
+    """Why a region's pools miss their M/G/1 model, from the run: `plain` and `rounded` are its pools against
+    the model without and with TCP's round trips (`plus_rounds`: a size in bytes to model + round trips),
+    `flows` its completed flows after the warm-up."""
+    parts = []
+    high = [(p, t, m) for p, t, m in plain if t / m > 1 + THS7_TOL]
+    if high:
+        pool, t, m = max(high, key=lambda x: x[1] / x[2])
+        size = pool[0][0]
+        ratios = [t / m for _, t, m in rounded]
+        outside = sum(abs(v - 1) > THS7_TOL for v in ratios)
+        parts.append(
+            "The small flows pay round trips the model does not have (it serves a job's bits from its arrival "
+            f"on): the worst pool ({packets_text(pool[0][0], pool[-1][0])}, sim/model {t / m:.2f}) lies "
+            f"{(t - m) * 1e3:.1f} ms above the model, against {round_trips(size)} round trips × "
+            f"{round_trip_cost(rho) * 1e3:.2f} ms = {round_trips(size) * round_trip_cost(rho) * 1e3:.1f} ms "
+            f"predicted for a {math.ceil(size / SEGMENT)}-packet flow; with the round trips added the pools' "
+            f"sim/model spans {min(ratios):.2f}–{max(ratios):.2f} ({outside} of {len(ratios)} outside "
+            f"±{THS7_TOL:.0%})."
+        )
+    high_pools = [p for p, t, m in rounded if t / m > 1 + THS7_TOL]
+    above = {s for p in high_pools for s, _ in p}
+    hit = [f for f in flows if f.size in above]
+    lossless = [f for f in hit if f.lost_packets == 0]
+    if lossless and len(lossless) < len(hit):
+        parts.append(
+            f"In the {len(high_pools)} pool{'s' * (len(high_pools) > 1)} still above "
+            f"({packets_text(min(above), max(above))}) "
+            f"{1 - len(lossless) / len(hit):.1%} "
+            "of the flows lost a packet at the 300-packet drop-tail buffer (the model's is infinite) and waited for "
+            "a retransmission timeout (≥ 1 s); their lossless flows give sim/(model + round trips) = "
+            f"{mean([f.response for f in lossless]) / mean([plus_rounds(f.size) for f in lossless]):.2f}."
+        )
+    low_pools = [p for p, t, m in rounded if t / m < 1 - THS7_TOL]
+    below = {s for p in low_pools for s, _ in p}
+    fast = [f for f in flows if f.size in below]
+    if len(fast) > 1:
+        ratio, lo, hi = ratio_of_means_ci([f.response for f in fast], [plus_rounds(f.size) for f in fast])
+        parts.append(
+            f"The {len(fast)} flows of the {len(low_pools)} pool{'s' * (len(low_pools) > 1)} below "
+            f"({packets_text(min(below), max(below))}) "
+            f"finish faster than the model: sim/(model + round trips) {ratio:.2f}, 95 % CI {lo:.2f}–{hi:.2f} over "
+            "the flows, "
+            + ("so not noise alone." if hi < 1 - THS7_TOL else f"which reaches the tolerance's {1 - THS7_TOL:.2f}.")
+            + " Our reading, not traced per flow: the model shares the link equally among the "
+            "flows present, while a flow in slow start is out of the queue for part of every round trip and the "
+            "backlogged long transfers take its share."
+        )
+    return " ".join(parts)
+
+
 def e_ths_7(scale: tuple[float, float], ctx: Context) -> Outcome:
     """Figs. 5.3–5.10: simulated E[T(x)] against the M/G/1 models, ρ = 0.5 and 0.9."""
     duration, warmup = scale
     o = Outcome(
         "E-THS-7",
         "M/G/1 validation: simulated E[T(x)] vs Eqs. 5.1–5.5 ([003 §5.2.2], Figs. 5.3–5.10)",
-        ["ρ", "scheduler", "model", "region", "pools", "median sim/model", "worst sim/model", "ρ measured"],
+        [
+            "ρ",
+            "scheduler",
+            "model",
+            "region",
+            "pools",
+            "median sim/model",
+            "worst sim/model",
+            "worst sim/(model + round trips)",
+            "ρ measured",
+        ],
     )
     runs = {
         (rho, name): Run(
@@ -722,31 +833,32 @@ def e_ths_7(scale: tuple[float, float], ctx: Context) -> Outcome:
         f"Regions: FIFO between Eq. 5.2 (below) and Eq. 5.1 (above) up to {THS7_LONG_PACKETS} packets, and ≈ PS "
         f"beyond; SCFQ ≈ PS and LAS ≈ Eq. 5.3 everywhere; Run2C ≈ Eq. 5.5 up to th = {THS7_TH_PACKETS} packets. "
         f"Tolerance ±{THS7_TOL:.0%} (for FIFO: 0.8 × PS ≤ E[T] ≤ 1.2 × P-K).",
-        "Known reasons for misses. Short flows (LAS, Run2C, SCFQ's smallest pools, up to 1.8× the model): the "
-        "models serve a job's bits preemptively from its arrival; here the SYN first crosses the bottleneck, "
-        "slow start from one segment takes a 6-packet flow 3 rounds (flights 1, 2, 3), and service is per "
-        "packet and non-preemptive: in every round the flow's first packet waits for the packet on the wire and "
-        "for the one ns-3's device already holds (its 1-packet transmit queue), up to 2 × 1.2 ms per round "
-        "against 7.2 ms of service for the whole flow (the thesis: 'slightly higher for short flows'; with "
-        "ns-3's initial window of 10 the same quick runs gave LAS and Run2C at most 1.40× and 1.43×, but that "
-        "is not the thesis' TCP). FIFO beyond 400 packets: long transfers with full windows take more than a "
-        "PS share from flows in slow start, so they finish faster than PS predicts (sim/PS < 1). At ρ = 0.9 "
-        "the 300-packet buffer drops (the models assume an infinite one) and TCP's timeouts (1 s minimum RTO) "
-        f"lengthen some transfers; with sizes of CoV 4.9 a {duration:g}-s run holds few long flows (a pool "
-        f"beyond {THS7_LONG_PACKETS} packets needs {THS7_POOL} of them).",
+        "'worst sim/(model + round trips)': each flow's model value plus the round trips TCP waits for "
+        "(round_trips: the handshake and one per slow-start flight of Eq. 5.10 after the first, 3 for a 6-packet "
+        "flow) times the cost of one at the run's load (round_trip_cost: the ACK turnaround, 0.29 ms, plus "
+        "ρ × 1.8 ms behind the packet on the wire and ns-3's 1-packet device queue; 1.19 ms at ρ = 0.5, 1.91 ms "
+        "at 0.9). The M/G/1 models serve a job's bits from its arrival on, preemptively; the thesis finds the "
+        "simulation 'slightly higher for short flows due to set-up/tear-down'. Computed from the link rates, "
+        "not fitted.",
     ]
     th = service_time(THS7_TH_PACKETS * SEGMENT)
     for rho in THS7_RHOS:
+        per_round = round_trip_cost(rho)
         for name in THS7_SCHEDULERS:
             flows = results[runs[rho, name]].flows
             model = Mg1([service_time(f.size) for f in flows], len(flows) / duration)
-            samples = [(f.size, f.response) for f in flows if f.response is not None and f.start >= warmup]
+            done = [f for f in flows if f.response is not None and f.start >= warmup]
+            samples = [(f.size, f.response) for f in done]
 
-            def ratios(fn, keep, samples=samples):
-                """sim / model per pool of the flows whose size `keep` accepts (pooled within the region)."""
+            def pooled(fn, keep, samples=samples):
+                """(pool, median-filtered simulated mean, model mean) per pool of the flows whose size `keep`
+                accepts (pooled within the region); `fn` maps a flow's size in bytes to its model value."""
                 pools = size_pools([s for s in samples if keep(s[0])], THS7_POOL)
                 sim = median3([mean([t for _, t in p]) for p in pools])
-                return [t / mean([fn(service_time(s)) for s, _ in p]) for t, p in zip(sim, pools, strict=True)]
+                return [(p, t, mean([fn(s) for s, _ in p])) for t, p in zip(sim, pools, strict=True)]
+
+            def ratios(fn, keep):
+                return [t / m for _, t, m in pooled(lambda size: fn(service_time(size)), keep)]
 
             def short(size):
                 return size <= THS7_LONG_PACKETS * SEGMENT
@@ -764,6 +876,7 @@ def e_ths_7(scale: tuple[float, float], ctx: Context) -> Outcome:
                         len(lo),
                         f"{statistics.median(lo):.2f} / {statistics.median(hi):.2f}" if lo else "",
                         f"{min(lo):.2f} / {max(hi):.2f}" if lo else "",
+                        "",
                         f"{model.rho:.3f}",
                     ]
                 )
@@ -791,8 +904,15 @@ def e_ths_7(scale: tuple[float, float], ctx: Context) -> Outcome:
                     )
                 )
             for label, fn, keep, region in checks:
-                r = ratios(fn, keep)
+                plain = pooled(lambda size, fn=fn: fn(service_time(size)), keep)
+                r = [t / m for _, t, m in plain]
+
+                def plus_rounds(size, fn=fn, per_round=per_round):
+                    return fn(service_time(size)) + round_trips(size) * per_round
+
+                with_rounds = [t / m for _, t, m in pooled(plus_rounds, keep)]
                 worst = max(r, key=lambda v: abs(v - 1)) if r else None
+                worst_rounds = max(with_rounds, key=lambda v: abs(v - 1)) if with_rounds else None
                 o.rows.append(
                     [
                         rho,
@@ -802,9 +922,11 @@ def e_ths_7(scale: tuple[float, float], ctx: Context) -> Outcome:
                         len(r),
                         f"{statistics.median(r):.2f}" if r else "",
                         f"{worst:.2f}" if r else "",
+                        f"{worst_rounds:.2f}" if r else "",
                         f"{model.rho:.3f}",
                     ]
                 )
+                why = ths7_why(plain, pooled(plus_rounds, keep), [f for f in done if keep(f.size)], plus_rounds, rho)
                 o.check(
                     f"ρ={rho} {name} ≈ {label} ({region}) within ±{THS7_TOL:.0%}",
                     bool(r) and all(abs(v - 1) <= THS7_TOL for v in r),
@@ -813,6 +935,7 @@ def e_ths_7(scale: tuple[float, float], ctx: Context) -> Outcome:
                     else "no flow",
                     published=f"{label} (Figs. 5.3–5.10)",
                     tolerance=f"±{THS7_TOL:.0%}",
+                    why=why,
                 )
     return o
 
