@@ -23,6 +23,7 @@ from tracelab.replay.experiments.closed_loop import (
     long_threshold,
     median3,
     packets_text,
+    paired_difference_ci,
     ratio_of_means_ci,
     round_trip_cost,
     round_trips,
@@ -336,6 +337,19 @@ def test_ratio_of_means_ci():
     assert ratio == 1.0 and hi - ratio == pytest.approx(ratio - lo) == pytest.approx(1.96 * (4 / 3) ** 0.5 / 2 / 2)
     assert packets_text(6 * SEGMENT, 6 * SEGMENT) == "6 packets"
     assert packets_text(17 * SEGMENT, 18 * SEGMENT) == "17–18 packets"
+
+
+def test_paired_difference_ci_by_hand():
+    a = [Flow(10, 0.0, 1.0, 0.0), Flow(20, 1.0, 2.0, 0.0), Flow(30, 2.0, 3.0, 0.0), Flow(40, 3.0, None, 0.0)]
+    b = [Flow(10, 0.0, 0.5, 0.0), Flow(20, 1.0, 1.5, 0.0), Flow(30, 2.0, 3.5, 0.0), Flow(40, 3.0, 9.0, 0.0)]
+    # Differences 0.5, 0.5, −0.5 (the fourth flow is incomplete in a): mean 1/6, standard deviation √(1/3).
+    d, lo, hi, n = paired_difference_ci(a, b, lambda f: True)
+    assert (d, n) == (pytest.approx(1 / 6), 3)
+    assert hi - d == pytest.approx(d - lo) == pytest.approx(1.96 * (1 / 3) ** 0.5 / 3**0.5)
+    # The filter sees a's flow: only the 10- and 20-byte flows, differences 0.5 and 0.5.
+    assert paired_difference_ci(a, b, lambda f: f.size <= 20)[:3] == pytest.approx((0.5, 0.5, 0.5))
+    with pytest.raises(ValueError, match="share their arrivals"):
+        paired_difference_ci(a, [Flow(11, 0.0, 1.0, 0.0), *b[1:]], lambda f: True)
 
 
 def test_run_arguments_name_every_option():
