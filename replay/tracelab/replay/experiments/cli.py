@@ -10,7 +10,7 @@ times end up in one report. The raw outputs of ns-3 runs stay in DIR/ns3/.
 (tracelab.scale.cluster), with the serial results for the same --seed.
 Exit status: 0 every check held, 1 some check failed (the report says
 which), 2 usage (an unknown experiment, ns-3 not built for a closed-loop
-one), 4 the results cannot be written.
+one, the analyzer not built for E-THS-15), 4 the results cannot be written.
 """
 
 from __future__ import annotations
@@ -27,10 +27,11 @@ from typing import Any
 
 from ... import __version__
 from ...errors import NEGATIVE, OK, OUTPUT, USAGE
+from ...parts import analyzer_binary
 from ...scale.cluster import ClusterError, add_options, from_options, run_all
 from . import closed_loop
 from .outcome import Context
-from .registry import CLOSED, EXPERIMENTS, Experiment
+from .registry import ANALYZER, CLOSED, EXPERIMENTS, Experiment
 
 RESULT = "result.json"
 
@@ -159,6 +160,13 @@ def cmd_run(ns: argparse.Namespace) -> int:
     closed = [i for i in ids if EXPERIMENTS[i].kind == CLOSED]
     if closed and closed_loop.dumbbell_binary() is None:
         print(f"tracelab experiments run: {', '.join(closed)} need ns-3: {closed_loop.NS3_MISSING}", file=sys.stderr)
+        return USAGE
+    profiled = [i for i in ids if EXPERIMENTS[i].engine == ANALYZER]
+    if profiled and analyzer_binary() is None:
+        print(
+            f"tracelab experiments run: {', '.join(profiled)} need tracelab-analyzer: build it with `make build`",
+            file=sys.stderr,
+        )
         return USAGE
     out: Path = ns.output
     try:

@@ -9,12 +9,14 @@ from typing import Any
 
 from . import (
     chunk_more,
+    enterprise,
     jumbogen_closed,
     jumbogen_units,
     mtq_chain,
     ncq_analytic,
     ncq_closed,
     runs,
+    setups,
     thesis_more,
     wlan,
     workload_models,
@@ -23,15 +25,18 @@ from . import closed_loop as cl
 from .outcome import Context, Outcome
 
 OPEN, CLOSED = "open loop", "closed loop"
+# Computed, not simulated: the published numbers' arithmetic, or our code on inputs built with known answers.
+ANALYTIC = "analytic"
 ENGINE, NS3 = "tracelab_engine", "ns-3"
+PYTHON, MODELS, ANALYZER = "python", "tracelab_models", "analyzer"
 
 
 @dataclass(frozen=True)
 class Experiment:
     id: str
     title: str
-    kind: str  # OPEN or CLOSED
-    engine: str  # ENGINE or NS3
+    kind: str  # OPEN, CLOSED or ANALYTIC
+    engine: str  # ENGINE, NS3, PYTHON, MODELS or ANALYZER
     run: Callable[[Any, Context], Outcome]
     # The scale argument of `run` at full size and with --quick (None: the experiment has no scale).
     full: Any
@@ -48,6 +53,8 @@ class Experiment:
 EXPERIMENTS: dict[str, Experiment] = {
     e.id: e
     for e in [
+        # seconds of traffic of the engine's Λ = 0.9 run
+        Experiment("E-CHK-0", "Chunking setup ([000 §5], Table II)", OPEN, ENGINE, setups.e_chk_0, 0.2, 0.01, 1, 1),
         Experiment(
             "E-CHK-1", "Effect of chunking at Λ = 0.9 ([000] Table III)", OPEN, ENGINE, runs.e_chk_1, 0.2, 0.01, 8, 1
         ),
@@ -197,6 +204,8 @@ EXPERIMENTS: dict[str, Experiment] = {
             1,
         ),
         # seconds of ON/OFF traffic per run
+        # seconds of ON/OFF traffic of the measured model-2 run
+        Experiment("E-MTQ-0", "MTQ/QTL setup ([004 §4], Table 1)", OPEN, ENGINE, setups.e_mtq_0, 300.0, 20.0, 5, 1),
         Experiment("E-MTQ-1", "No mechanism ([004 §5], Fig. 4)", OPEN, ENGINE, mtq_chain.e_mtq_1, 300.0, 20.0, 50, 4),
         Experiment(
             "E-MTQ-2", "MTQ sweep ([004 §5.1], Figs. 5–6)", OPEN, ENGINE, mtq_chain.e_mtq_2, 300.0, 20.0, 300, 20
@@ -258,6 +267,8 @@ EXPERIMENTS: dict[str, Experiment] = {
             19,
             3,
         ),
+        # seconds of arrivals of the FIFO runs; after E-THS-4 in the same output directory it reuses its runs.
+        Experiment("E-THS-2", "EFD wired setup ([003 §4.4])", CLOSED, NS3, setups.e_ths_2, 200.0, 60.0, 30, 8),
         Experiment(
             "E-THS-3", "Flow-table size, open loop ([003] Table 4.1)", OPEN, ENGINE, runs.e_ths_3, 1000.0, 100.0, 5, 1
         ),
@@ -325,6 +336,39 @@ EXPERIMENTS: dict[str, Experiment] = {
             (8.0, (30,), ("FIFO", "LASACK")),
             1030,
             24,
+        ),
+        Experiment(
+            "E-THS-13",
+            "Enterprise trace characteristics ([003] Tables 8.1–8.2)",
+            ANALYTIC,
+            PYTHON,
+            enterprise.e_ths_13,
+            None,
+            None,
+            0,
+            0,
+        ),
+        Experiment(
+            "E-THS-14",
+            "Role identification estimates ([003] Tables 8.3–8.4)",
+            ANALYTIC,
+            MODELS,
+            enterprise.e_ths_14,
+            None,
+            None,
+            0,
+            0,
+        ),
+        Experiment(
+            "E-THS-15",
+            "Transfer decomposition, synthetic ([003 §9.2])",
+            ANALYTIC,
+            ANALYZER,
+            enterprise.e_ths_15,
+            None,
+            None,
+            1,
+            1,
         ),
         # (seconds of arrivals, seconds of drain)
         Experiment(
