@@ -17,6 +17,7 @@ from tracelab.replay.experiments.closed_loop import (
     Flow,
     Mg1,
     Run,
+    byte_share,
     cwnd_flights,
     flights_from_cwnd,
     interarrival_fits,
@@ -352,6 +353,12 @@ def test_paired_difference_ci_by_hand():
         paired_difference_ci(a, [Flow(11, 0.0, 1.0, 0.0), *b[1:]], lambda f: True)
 
 
+def test_byte_share_counts_bytes_not_transfers():
+    # Three 10-byte transfers and one of 70: below 50 bytes, 3 of 4 transfers but 30 of 100 bytes.
+    assert byte_share([10, 10, 10, 70], 50) == pytest.approx(0.3)
+    assert byte_share([10, 10, 10, 70], 10) == 0.0
+
+
 def test_run_arguments_name_every_option():
     r = Run("fifo", 1e6, 10.0, 0.0, 1, delay="0ms", exact_load=True, subflows=True, probe=50)
     assert r.args()[-4:] == ["--exactLoad=1", "--subflows=1", "--probe=50", "--ns3::TcpSocket::InitialCwnd=1"]
@@ -458,6 +465,13 @@ def test_ths8_exact_identities_hold_and_variants_ran(closed_results):
     for row in r["table"]["rows"]:
         without, with_control = map(float, row[11].split(" / "))
         assert without < float(row[10]) < with_control, row[0]
+
+
+@NS3_SKIP
+def test_every_failed_thesis_check_says_why(closed_results):
+    for i in ("E-THS-4", "E-THS-6", "E-THS-7", "E-THS-8"):
+        for c in closed_results[0][i]["checks"]:
+            assert c["verdict"] == "held" or c["why"], (i, c["name"])
 
 
 @NS3_SKIP
