@@ -136,3 +136,20 @@ def test_chk6_chumq_with_cea_reproduces_tables_vi_and_ix():
             assert all(v == 0 for i, v in enumerate(rv, start=1) if i not in (1, 5, 8)), row
     failed = [c for c in o.checks if not c.held and "ChuMQ+CEA" in c.name and not c.name.startswith("(c)")]
     assert not failed, failed
+
+
+def test_chunk_experiments_say_why_every_check_fails():
+    for name in ("E-CHK-5", "E-CHK-6"):
+        o = quick(name)
+        assert all(c.why for c in o.checks if not c.held), [c.name for c in o.checks if not c.held and not c.why]
+
+
+def test_budget_order_of_the_overload_case_by_hand():
+    # Table VIII's ChuTQ column: 0.12 per app; whole buffers in timer order fill the link up to 1.
+    overload = chunk_more.APP_LOADS["(b) overload, Λ = 1.2"]
+    assert chunk_more.in_order_of_budget(overload, 3) == (7, pytest.approx(0.84))
+    assert chunk_more.in_order_of_budget(overload, 10) == (8, pytest.approx(0.96))
+    assert chunk_more.in_order_of_budget(chunk_more.APP_LOADS["(a) small dominant, Λ = 0.9"], 3) == (
+        10,
+        pytest.approx(0.9),
+    )
