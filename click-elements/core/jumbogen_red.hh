@@ -22,8 +22,11 @@
 //   entries removed is dropped whole. minPktDrop/maxPktDrop NOT IN SEEDS.
 //   kStandard: a JumboGram is treated as one packet (p_a, whole drop).
 // * Queue length q counts encapsulated packets still carried in kPartialDrop
-//   (the PD variant of [002 §4]) and items otherwise; `capacity` is in the
-//   same unit, tail drop of the whole arrival.
+//   (the PD variant of [002 §4]), in kFullDrop when `full_drop_counts_packets`
+//   is set, and items otherwise; `capacity` is in the same unit, tail drop of
+//   the whole arrival. (The spec counts FD in items; the seed's FD delay,
+//   within 2 ms of Standard's, fits a queue counted in packets: the flag
+//   lets both readings run.)
 //
 // Drops of whole items go to the DropSink; packets removed by a partial
 // drop are counted in `partial_dropped` (the item itself is still served).
@@ -50,9 +53,10 @@ struct JumboRedConfig {
   double w_q = 0.025;         // JumboGen runs of [002 §4]; 0.005 standard
   double min_pkt_drop = 0.1;  // fractions of N, NOT IN SEEDS
   double max_pkt_drop = 0.5;
-  double jg_fraction_weight = 0.01;  // NOT IN SEEDS
-  size_t capacity = 200;             // queue units
-  size_t ring_slots = 4096;          // items the ring can hold (>= capacity in item mode)
+  double jg_fraction_weight = 0.01;       // NOT IN SEEDS
+  bool full_drop_counts_packets = false;  // kFullDrop: q in encapsulated packets, as kPartialDrop
+  size_t capacity = 200;                  // queue units
+  size_t ring_slots = 4096;               // items the ring can hold (>= capacity in item mode)
   uint64_t seed = 1;
 };
 
@@ -146,7 +150,7 @@ class JumboGenRed final : public QueueCore {
 
   uint64_t length_packets() const override { return ring_.size(); }
   uint64_t length_bytes() const override { return ring_.bytes(); }
-  // Queue length in RED's unit (encapsulated packets in kPartialDrop).
+  // Queue length in RED's unit (encapsulated packets in kPartialDrop and a packet-counting kFullDrop).
   uint64_t length_units() const { return units_; }
   const JumboRedStats& stats() const { return stats_; }
   // avg and jg_fraction are RED's running averages (state), not counters.
@@ -178,7 +182,9 @@ class JumboGenRed final : public QueueCore {
     return den <= 0 ? 1.0 : pb / den;
   }
   bool admit(const Packet& p, uint64_t units, Time now) {
-    const uint64_t unit_cost = cfg_.mode == JumboRedMode::kPartialDrop ? units : 1;
+    const bool in_packets = cfg_.mode == JumboRedMode::kPartialDrop ||
+                            (cfg_.mode == JumboRedMode::kFullDrop && cfg_.full_drop_counts_packets);
+    const uint64_t unit_cost = in_packets ? units : 1;
     if (units_ + unit_cost > cfg_.capacity || ring_.full()) {
       drop(p, DropReason::kBufferFull, now);
       return false;

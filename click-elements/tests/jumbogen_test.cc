@@ -264,6 +264,30 @@ TEST(JumboGenRed, BelowMinThresholdNeverDropsAndCapacityTailDrops) {
   expect_conserved(q);
 }
 
+// Full drop counts a JumboGram as one item unless asked to count its
+// packets, as partial drop does: with capacity 10, three JumboGrams of
+// N = 4 fit as items (3 units) but only two as packets (8 units, a third
+// would make 12).
+TEST(JumboGenRed, FullDropQueueUnit) {
+  for (const bool in_packets : {false, true}) {
+    JumboRedConfig c;
+    c.mode = JumboRedMode::kFullDrop;
+    c.min_th = 1000;
+    c.max_th = 2000;
+    c.capacity = 10;
+    c.full_drop_counts_packets = in_packets;
+    JumboGenRed q(c);
+    for (int i = 0; i < 3; ++i) {
+      std::vector<uint8_t> w = make_gram(4);
+      q.enqueue_jumbogram(pkt(static_cast<uint32_t>(w.size()), i), w.data(), w.size(), i);
+    }
+    EXPECT_EQ(q.length_packets(), in_packets ? 2u : 3u);
+    EXPECT_EQ(q.length_units(), in_packets ? 8u : 3u);
+    EXPECT_EQ(q.counters().dropped[int(DropReason::kBufferFull)], in_packets ? 1u : 0u);
+    expect_conserved(q);
+  }
+}
+
 TEST(JumboGenIngress, RandomConservation) {
   JumboGenConfig c;
   c.queues = 8;

@@ -962,6 +962,10 @@ class TlJumboGenRedQueueDisc final : public TlQueueDisc<tracelab::JumboGenRed, t
                         MakeDoubleAccessor(&TlJumboGenRedQueueDisc::m_jgFractionWeight), MakeDoubleChecker<double>())
           .AddAttribute("Capacity", "capacity: queue units, tail drop of the whole arrival", UintegerValue(d.capacity),
                         MakeUintegerAccessor(&TlJumboGenRedQueueDisc::m_capacity), MakeUintegerChecker<uint64_t>(1))
+          .AddAttribute("FullDropCountsPackets",
+                        "full_drop_counts_packets: in full mode, queue units are encapsulated packets (as partial)",
+                        BooleanValue(d.full_drop_counts_packets),
+                        MakeBooleanAccessor(&TlJumboGenRedQueueDisc::m_fullDropCountsPackets), MakeBooleanChecker())
           .AddAttribute("RingSlots", "ring_slots: items the queue can hold", UintegerValue(d.ring_slots),
                         MakeUintegerAccessor(&TlJumboGenRedQueueDisc::m_ringSlots),
                         MakeUintegerChecker<uint64_t>(1, 1u << 24))
@@ -989,6 +993,7 @@ class TlJumboGenRedQueueDisc final : public TlQueueDisc<tracelab::JumboGenRed, t
     c.max_pkt_drop = m_maxPktDrop;
     c.jg_fraction_weight = m_jgFractionWeight;
     c.capacity = m_capacity ? m_capacity : c.capacity;
+    c.full_drop_counts_packets = m_fullDropCountsPackets;
     c.ring_slots = m_ringSlots;
     c.seed = m_seed;
     m_buffer.capacity = c.capacity;  // for GetMaxSize(): the queue units
@@ -1035,6 +1040,7 @@ class TlJumboGenRedQueueDisc final : public TlQueueDisc<tracelab::JumboGenRed, t
   tracelab::JumboRedMode m_mode = tracelab::JumboRedMode::kPartialDrop;
   double m_minTh = 0, m_maxTh = 0, m_maxP = 0, m_wQ = 0, m_minPktDrop = 0, m_maxPktDrop = 0, m_jgFractionWeight = 0;
   uint64_t m_ringSlots = 0, m_seed = 0;
+  bool m_fullDropCountsPackets = false;
   uint8_t m_proto = TlChunkItem::kProtocol;
   std::vector<uint8_t> m_bytes;
   std::vector<Ptr<QueueDiscItem>> m_cut;  // by slot: the shortened JumboGram to serve for a queued one
