@@ -153,3 +153,16 @@ def test_budget_order_of_the_overload_case_by_hand():
         10,
         pytest.approx(0.9),
     )
+
+
+def test_combined_loses_why_splits_the_worst_flow_by_cause():
+    def run(mtq_share, qtl_share):
+        eplr = {g: mtq_share[g] + qtl_share[g] for g in mtq_share}
+        return mtq.ChainRun(eplr, eplr, mtq_share, qtl_share, dict.fromkeys(eplr, 0.0), [], [])
+
+    combined = run({"f0": 0.0227, "f1": 0.02}, {"f0": 0.0191, "f1": 0.0})
+    best = run({"f0": 0.0269, "f1": 0.0279}, {"f0": 0.0, "f1": 0.0})
+    why = mtq.combined_loses_why(combined, "(8)", best, "(1) MTQ 3.3")
+    assert why.startswith("(8)'s worst flow f0 loses 4.18 %: 2.27 % to MTQ and 1.91 % to QTL")
+    assert "under (1) MTQ 3.3 it loses 2.69 % (2.69 % to MTQ), that setting's worst flow 2.79 %" in why
+    assert "MTQ 5 spares only 0.42 points" in why
