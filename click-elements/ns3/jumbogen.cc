@@ -17,6 +17,13 @@
 // TlJumboGenEgress (--es: egress shaping), and the core RED is JumboGen-aware
 // (mode full or partial, w_q 0.025). --floor adds a per-packet processing
 // time to every router-to-router link (the device's inter-frame gap: E-JG-5).
+// --fdPackets makes full drop count the core queue in encapsulated packets,
+// as partial drop does (the spec counts FD's in JumboGrams).
+//
+// --frame=B (E-JG-1, variant standard): every long-term flow is UDP CBR of
+// B-byte Ethernet frames (IP packet B - 38: IFG 12, preamble 8, MAC 14, FCS
+// 4), the flows together offering --frameLoad bits per second counted on
+// that Ethernet wire; no VBR or TCP (set --shortRate=0).
 //
 // What the seed leaves out and the defaults here (each a flag): the number
 // of edges (2 per side), link delays (2 ms access and edge links, --coreDelay
@@ -67,7 +74,8 @@ enum Cls : uint8_t { kCbr, kVbr, kTcp, kShort };
 const char* const kClsName[] = {"cbr", "vbr", "tcp", "short"};
 constexpr uint16_t kFirstPort = 10000;
 constexpr uint32_t kHostsPerEdge = 5;
-constexpr double kWindow = 0.1;  // seconds per utilisation sample
+constexpr double kWindow = 0.1;             // seconds per utilisation sample
+constexpr uint32_t kEthernetOverhead = 38;  // bytes of an Ethernet frame beyond its IP packet, IFG included
 // IP size histogram bounds on the core link, bytes (the last bucket: above).
 const uint32_t kSizeBounds[] = {64, 128, 576, 1500, 4096, 8192, 16384};
 constexpr size_t kSizeBuckets = sizeof(kSizeBounds) / sizeof(kSizeBounds[0]) + 1;
@@ -116,9 +124,13 @@ void StartMeasuring() {
 void OnUdpTx(uint32_t i, Ptr<const Packet>) {
   if (g_measuring) ++g_flows[i].sent;
 }
+// A UDP packet counts when it was sent in the measured time (as OnUdpTx
+// counts it), wherever it arrives before the drain ends.
 void OnUdpRx(uint32_t i, Ptr<const Packet> p, const Address&) {
   SeqTsHeader stamp;
-  if (!g_measuring || p->PeekHeader(stamp) == 0 || stamp.GetTs().GetSeconds() < g_warmup) return;
+  if (p->PeekHeader(stamp) == 0) return;
+  const double sent = stamp.GetTs().GetSeconds();
+  if (sent < g_warmup || sent >= g_end) return;
   Flow& f = g_flows[i];
   const double d = (Simulator::Now() - stamp.GetTs()).GetSeconds();
   ++f.rx;
@@ -135,9 +147,9 @@ void OnTcpRx(uint32_t i, Ptr<const Packet> p, const Address&) {
 
 int main(int argc, char** argv) {
   std::string out = "jumbogen-out", variant = "standard";
-  uint32_t edges = 2, longFlows = 40, mtu = 8192, segment = 1460;
-  double duration = 20, warmup = 1, shortRate = 25, drain = 0.5;
-  bool es = true, early = false;
+  uint32_t edges = 2, longFlows = 40, mtu = 8192, segment = 1460, frame = 0;
+  double duration = 20, warmup = 1, shortRate = 25, drain = 0.5, frameLoad = 1e9;
+  bool es = true, early = false, fdPackets = false;
   DataRate rate("250Mbps");
   Time jfet = MilliSeconds(1), coreDelay = MilliSeconds(10), edgeDelay = MilliSeconds(2), floor = Seconds(0);
   double minTh = 100, maxTh = 300, maxP = 0.1, minPktDrop = 0.1, maxPktDrop = 0.5, wq = -1;
@@ -164,6 +176,9 @@ int main(int argc, char** argv) {
   cmd.AddValue("minPktDrop", "partial drop: share of N cut at min_th", minPktDrop);
   cmd.AddValue("maxPktDrop", "partial drop: share of N cut at max_th", maxPktDrop);
   cmd.AddValue("capacity", "RED queue capacity (its units)", capacity);
+  cmd.AddValue("fdPackets", "full drop counts the core queue in encapsulated packets (as pd)", fdPackets);
+  cmd.AddValue("frame", "E-JG-1: every long-term flow is CBR of this Ethernet frame size, bytes (0: the mix)", frame);
+  cmd.AddValue("frameLoad", "E-JG-1: bits per second the CBR flows offer together, on the Ethernet wire", frameLoad);
   cmd.AddValue("segment", "TCP segment size, bytes", segment);
   cmd.AddValue("seed", "RNG seed", seed);
   cmd.AddValue("run", "RNG run", run);
@@ -172,11 +187,12 @@ int main(int argc, char** argv) {
   const bool jg = variant == "fd" || variant == "pd";
   if ((!jg && variant != "standard") || duration <= warmup || warmup < 0 || edges == 0 || edges > 50 || longFlows < 5 ||
       rate.GetBitRate() == 0 || mtu < 1600 || mtu > 65535 || !jfet.IsStrictlyPositive() || shortRate < 0 ||
-      floor.IsStrictlyNegative() || capacity == 0) {
+      floor.IsStrictlyNegative() || capacity == 0 || (frame && (jg || frame < 78 || frame > 1538 || frameLoad <= 0))) {
     std::fprintf(stderr,
                  "tl-ns3-jumbogen: needs --variant standard|fd|pd, --duration > --warmup >= 0, 1 to 50 edges, "
                  "--long >= 5, a non-zero rate, 1600 <= --mtu <= 65535, --jfet > 0, --shortRate >= 0, "
-                 "--floor >= 0 and --capacity > 0\n");
+                 "--floor >= 0, --capacity > 0 and, with --frame, the standard variant, 78 <= --frame <= 1538 "
+                 "and --frameLoad > 0\n");
     return 2;
   }
   if (wq < 0) wq = jg ? 0.025 : 0.005;
@@ -230,7 +246,8 @@ int main(int argc, char** argv) {
   red.SetRootQueueDisc("ns3::TlJumboGenRedQueueDisc", "Mode", StringValue(mode), "MinTh", DoubleValue(minTh), "MaxTh",
                        DoubleValue(maxTh), "MaxP", DoubleValue(maxP), "WQ", DoubleValue(wq), "MinPktDrop",
                        DoubleValue(minPktDrop), "MaxPktDrop", DoubleValue(maxPktDrop), "Capacity",
-                       UintegerValue(capacity), "Seed", UintegerValue(seed));
+                       UintegerValue(capacity), "FullDropCountsPackets", BooleanValue(fdPackets), "Seed",
+                       UintegerValue(seed));
   QueueDiscContainer coreQd = red.Install(coreDev);
   TrafficControlHelper fifo;
   fifo.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", StringValue("1000p"));
@@ -286,7 +303,7 @@ int main(int argc, char** argv) {
   // Long-term flows: of every 5, one CBR, one VBR, three TCP; host pairs round-robin.
   const uint32_t hosts = edges * kHostsPerEdge;
   for (uint32_t i = 0; i < longFlows; ++i) {
-    const Cls c = i % 5 == 0 ? kCbr : i % 5 == 1 ? kVbr : kTcp;
+    const Cls c = frame || i % 5 == 0 ? kCbr : i % 5 == 1 ? kVbr : kTcp;
     g_flows.push_back(Flow{c, false, i % hosts, (i + 1) % hosts});
   }
   uint32_t monitoredTcp = 0;
@@ -330,7 +347,11 @@ int main(int argc, char** argv) {
     Ptr<Application> sink = sinkHelper.Install(rightHosts.Get(f.dst)).Get(0);
     Ptr<Node> src = leftHosts.Get(f.src);
     Ptr<Application> app;
-    if (f.cls == kCbr) {
+    if (f.cls == kCbr && frame) {
+      Ptr<TlOnOffUdpSource> s = CreateObject<TlOnOffUdpSource>();
+      s->Configure(to, frame - kEthernetOverhead, Seconds(frame * 8.0 * longFlows / frameLoad), nullptr, nullptr);
+      app = s;
+    } else if (f.cls == kCbr) {
       Ptr<TlOnOffUdpSource> s = CreateObject<TlOnOffUdpSource>();
       s->Configure(to, 500, Seconds(500.0 * 8 / 2e6), nullptr, nullptr);
       app = s;
@@ -396,10 +417,11 @@ int main(int argc, char** argv) {
      << ",\n  \"short_flows\": " << shortBytes.size() << ",\n  \"duration_s\": " << duration
      << ",\n  \"warmup_s\": " << warmup << ",\n  \"rate_bps\": " << rate.GetBitRate()
      << ",\n  \"core_delay_s\": " << coreDelay.GetSeconds() << ",\n  \"edge_delay_s\": " << edgeDelay.GetSeconds()
-     << ",\n  \"floor_s\": " << floor.GetSeconds() << ",\n  \"red\": {\"mode\": " << Json(mode)
+     << ",\n  \"floor_s\": " << floor.GetSeconds() << ",\n  \"frame\": " << frame
+     << ",\n  \"frame_load_bps\": " << frameLoad << ",\n  \"red\": {\"mode\": " << Json(mode)
      << ", \"min_th\": " << minTh << ", \"max_th\": " << maxTh << ", \"max_p\": " << maxP << ", \"w_q\": " << wq
      << ", \"min_pkt_drop\": " << minPktDrop << ", \"max_pkt_drop\": " << maxPktDrop << ", \"capacity\": " << capacity
-     << "},\n  \"seed\": " << seed;
+     << ", \"fd_counts_packets\": " << (fdPackets ? "true" : "false") << "},\n  \"seed\": " << seed;
   Ptr<TlCoreQueueDisc> c1 = DynamicCast<TlCoreQueueDisc>(coreQd.Get(0));
   const auto* redCore = dynamic_cast<const tracelab::JumboGenRed*>(c1->GetCore());
   const QueueDisc::Stats& cs = c1->GetStats();

@@ -185,10 +185,10 @@ def test_run_writes_result_and_report(tmp_path):
 
 
 def test_an_experiment_that_cannot_run_here_is_a_skipped_row(tmp_path):
-    # E-JG-1 has no model to compute its table from: no checks, its reason in the notes.
-    assert experiments_main(["run", "E-JG-1", "--quick", "-o", str(tmp_path)]) == 0
+    # E-JG-6 without --trace has nothing to replay: no checks, its reason in the notes.
+    assert experiments_main(["run", "E-JG-6", "--quick", "-o", str(tmp_path)]) == 0
     text = (tmp_path / "REPORT.md").read_text()
-    assert "| E-JG-1 | SKIPPED |" in text and "- SKIPPED: " in text
+    assert "| E-JG-6 | SKIPPED |" in text and "- SKIPPED: " in text
     assert "|  |  |" not in text and "Checks:" not in text
 
 

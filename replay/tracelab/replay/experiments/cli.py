@@ -30,7 +30,7 @@ from ...errors import NEGATIVE, OK, OUTPUT, USAGE
 from ...parts import analyzer_binary
 from ...scale.cluster import ClusterError, add_options, from_options, run_all
 from . import closed_loop
-from .outcome import Context
+from .outcome import Context, TraceError
 from .registry import ANALYZER, CLOSED, EXPERIMENTS, Experiment
 
 RESULT = "result.json"
@@ -176,7 +176,11 @@ def cmd_run(ns: argparse.Namespace) -> int:
         return OUTPUT
     # Absolute: a task on a --scheduler cluster's worker runs in that worker's
     # directory (the workers then need DIR on a shared file system).
-    ctx = Context(seed=ns.seed, workdir=out.resolve() / "ns3", jobs=ns.jobs)
+    if ns.trace is not None and not ns.trace.is_file():
+        print(f"tracelab experiments run: --trace {ns.trace}: no such file", file=sys.stderr)
+        return USAGE
+    trace = ns.trace.resolve() if ns.trace is not None else None
+    ctx = Context(seed=ns.seed, workdir=out.resolve() / "ns3", jobs=ns.jobs, trace=trace)
     all_held = True
 
     def done(k: int, result: dict[str, Any]) -> None:
@@ -190,7 +194,7 @@ def cmd_run(ns: argparse.Namespace) -> int:
     # Each experiment is one task on --workers/--scheduler (tracelab.scale.cluster).
     try:
         run_all(run_by_id, [(i, ns.quick, ctx) for i in ids], from_options(ns), done)
-    except (ClusterError, closed_loop.Ns3Missing) as e:
+    except (ClusterError, closed_loop.Ns3Missing, TraceError) as e:
         print(f"tracelab experiments run: {e}", file=sys.stderr)
         return USAGE
     write_atomically(out / "REPORT.md", render(load_results(out)))
@@ -211,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--seed", type=int, default=1, help="shifts every random source (default 1: the report's)")
     r.add_argument("--jobs", type=int, default=2, help="ns-3 simulations run at once (default 2)")
     r.add_argument("-o", "--output", type=Path, required=True, help="the results directory")
+    r.add_argument("--trace", type=Path, metavar="PCAP", help="the recorded trace E-JG-6 replays (without: SKIPPED)")
     add_options(r)
     ns = p.parse_args(argv)
     return cmd_list(ns) if ns.command == "list" else cmd_run(ns)

@@ -68,13 +68,19 @@ class Outcome:
         return all(c.held for c in self.checks)
 
 
+class TraceError(ValueError):
+    """The trace given to an experiment that replays one cannot be read (one line: the file and why)."""
+
+
 @dataclass(frozen=True)
 class Context:
     """Where and how an experiment runs: `seed` shifts every random source of
     the experiment (1 = the seeds of the checked-in report), `workdir` keeps
     the raw outputs of the external simulators, `jobs` bounds how many of
-    them run at once."""
+    them run at once, `trace` is the recorded trace an experiment that
+    replays one reads (None: it is SKIPPED)."""
 
     seed: int = 1
     workdir: Path | None = None
     jobs: int = 1
+    trace: Path | None = None

@@ -11,6 +11,7 @@ from . import (
     chunk_more,
     enterprise,
     jumbogen_closed,
+    jumbogen_trace,
     jumbogen_units,
     mtq_chain,
     ncq_analytic,
@@ -147,16 +148,17 @@ EXPERIMENTS: dict[str, Experiment] = {
         Experiment(
             "E-JG-0", "JumboGen setup measured ([002 §4])", CLOSED, NS3, jumbogen_closed.e_jg_0, 20.0, 6.0, 35, 10
         ),
+        # (seconds per run, Ethernet frame sizes in bytes)
         Experiment(
             "E-JG-1",
             "Packet size vs router loss ([002 §1], Table 1)",
-            OPEN,
-            ENGINE,
+            CLOSED,
+            NS3,
             jumbogen_closed.e_jg_1,
-            None,
-            None,
-            0,
-            0,
+            (0.7, (128, 256, 512, 1024, 1500)),
+            (0.3, (128, 512, 1500)),
+            45,
+            12,
         ),
         Experiment(
             "E-JG-2", "RED variants ([002 §4.1], Table 2)", CLOSED, NS3, jumbogen_closed.e_jg_2, 20.0, 6.0, 35, 10
@@ -188,8 +190,17 @@ EXPERIMENTS: dict[str, Experiment] = {
             55,
             13,
         ),
+        # IPv4 destination prefix lengths that stand in for egress paths (the first one is checked)
         Experiment(
-            "E-JG-6", "Trace study ([002 §5], Tables 6–7)", OPEN, ENGINE, jumbogen_closed.e_jg_6, None, None, 0, 0
+            "E-JG-6",
+            "Trace study ([002 §5], Tables 6–7)",
+            OPEN,
+            ENGINE,
+            jumbogen_trace.e_jg_6,
+            (8, 16, 24),
+            (8,),
+            20,
+            5,
         ),
         # packets of each QTime stream
         Experiment(
