@@ -62,9 +62,13 @@ def test_run_arguments_name_the_workload():
         "--downloads=5",
         "--start=1",
         "--ns3::TcpSocket::InitialCwnd=1",
+        # The spec's NewReno: RFC 6582 recovery, no SACK, not ns-3's default PRR.
+        "--ns3::TcpSocketBase::Sack=false",
+        "--ns3::TcpL4Protocol::RecoveryType=ns3::TcpClassicRecovery",
     ]
     mixed = WlanRun("fifo", 100.0, 1, load=10e6, ratio=10, drain=20)
-    assert mixed.args()[-4:-1] == ["--load=1e+07", "--ratio=10", "--drain=20"]
+    assert mixed.args()[-6:-3] == ["--load=1e+07", "--ratio=10", "--drain=20"]
+    assert "Sack=false_RecoveryType=TcpClassicRecovery" in mixed.dirname()
     assert "load=1e+07" in mixed.dirname()
     assert "(" not in run.dirname() and "," not in run.dirname()
 
@@ -84,6 +88,14 @@ def test_fairness_per_direction():
     assert f.window_down == pytest.approx(10.0)
     starved = WlanResult({"end_s": 11.0}, [flow(True, 0, 5, 5), flow(False, 1000, 1, 0)])
     assert math.isinf(fairness(starved).ratio)
+    assert math.isinf(fairness(starved).paced_rtt(True))
+
+
+def test_paced_rtt_is_window_over_rate():
+    # 5 downloads at 0.4 Mb/s together with 2-segment windows: 2·1448·8 bits / 80 kb/s = 0.2896 s per window.
+    f = wlan.Fairness(24.0, 0.4, 0.2, 0.3, 0.08, 0.2, 40.0, 2.0)
+    assert f.paced_rtt(True) == pytest.approx(2 * 1448 * 8 / 80e3)
+    assert f.paced_rtt(False) == pytest.approx(40 * 1448 * 8 / 4.8e6)
 
 
 def test_mixed_split_and_means_by_hand():
@@ -179,3 +191,32 @@ def test_ths11_every_scheduler_sees_the_same_transfers(wlan_results):
     completed, total = next(iter(done.values())).split("/")
     assert completed == total and int(total) > 100
     assert all(c["published"] for c in r["checks"])
+
+
+def test_congestion_of_a_mixed_run_by_hand():
+    def flow(down, size, response, lost_data, lost_acks):
+        return WlanFlow(down, size, 0.0, response, size, 10, 5, lost_data, lost_acks, None, None)
+
+    flows = [
+        flow(True, 10_000, 0.1, 1, 0),  # short, lost a data packet
+        flow(False, 10_000, 0.1, 0, 2),  # short, lost ACKs
+        flow(True, 20_000, 0.2, 0, 0),
+        flow(False, 30_000, 0.3, 0, 0),
+        flow(True, 1_000_000, 2.0, 3, 0),  # long downloads: 4 and 2 Mb/s
+        flow(True, 500_000, 2.0, 0, 0),
+        flow(False, 2_000_000, 1.0, 0, 0),  # long upload: not in the downloads' rate
+    ]
+    summary = {"ap": {"received": 400, "dropped": 6, "highwater_packets": 30}}
+    c = wlan.congestion(WlanResult(summary, flows), threshold=500_000)
+    assert c.ap_drop_share == pytest.approx(6 / 400) and c.highwater == 30
+    assert c.short_with_loss == pytest.approx(2 / 4)
+    assert c.long_down_mbps == pytest.approx(3.0)
+
+
+def test_published_rates_say_the_load_is_both_directions_together():
+    # Table A.1: FIFO's 1063-MSS long downloads (1460-B MSS) in 2.404 s.
+    assert wlan.published_long_down_mbps("A.1", "FIFO") == pytest.approx(1063 * 1460 * 8 / 2.404 / 1e6)
+    # Processor sharing, T = x / (C − λ): the loss-free 300-MSS tables (LASACK) put the high and the medium
+    # load ≈ 8.7 Mb/s apart — 20 − 10 in total, not 2 × (20 − 10) per direction.
+    gap = wlan.published_long_down_mbps("A.5", "LASACK") - wlan.published_long_down_mbps("A.6", "LASACK")
+    assert 7.5 < gap < 10.0

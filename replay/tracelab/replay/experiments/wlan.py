@@ -30,6 +30,9 @@ SEGMENT = 1448  # TCP payload bytes; 1500-byte IP packets with the timestamp opt
 IP_PACKET = 1500  # bytes: the thesis's packet, and the byte buffer's unit (B_bytes = B_pkts · 1500)
 WINDOW_MSS = 43  # the receiver's advertised window, segments ([003 §6.4]: 65 KB)
 START = 1.0  # the long-lived transfers start at t = 1 s ([003 §7.3])
+# The spec's "TCP NewReno" is RFC 6582's loss recovery without SACK (partial ACKs retransmit one segment each);
+# ns-3's TcpNewReno is only the congestion control and recovers with SACK and PRR unless told otherwise.
+NEWRENO_RECOVERY = ("--ns3::TcpSocketBase::Sack=false", "--ns3::TcpL4Protocol::RecoveryType=ns3::TcpClassicRecovery")
 THESIS_SINGLE_TCP_MBPS = 27.3  # [003 §6.3.2], citing its reference [16]
 
 SETUP_NOTE = (
@@ -39,9 +42,10 @@ SETUP_NOTE = (
     "(log-distance loss) and DCF; wired part 1 ms host–router at 100 Mb/s + 1 ms router–AP at 1 Gb/s = 2 ms one "
     "way (the router's output 10× its input: its queue never builds up). The queue disc under test is the AP's "
     "wireless device's; the MAC below it holds one packet; every other device has a 1000-packet FIFO. TCP "
-    "NewReno (ns-3's, with SACK), 1448-byte segments (1500-byte IP packets with timestamps, so ACKs are 52 B, "
-    "not the thesis's 40 B), delayed ACK (2 segments), receive window 43 segments, initial window 1 segment (the "
-    "thesis's Eq. 5.10, as the dumbbell experiments; ns-3's default is 10)."
+    "NewReno with RFC 6582's recovery (ns-3's with SACK off and its classic recovery instead of PRR: the thesis "
+    "names NewReno, which has no SACK), 1448-byte segments (1500-byte IP packets with timestamps, so ACKs are "
+    "52 B, not the thesis's 40 B), delayed ACK (2 segments), receive window 43 segments, initial window 1 segment "
+    "(the thesis's Eq. 5.10, as the dumbbell experiments; ns-3's default is 10)."
 )
 
 
@@ -66,11 +70,12 @@ class WlanRun:
         a += [f"--uploads={self.uploads}", f"--downloads={self.downloads}", f"--start={START:g}"]
         if self.load:
             a += [f"--load={self.load:g}", f"--ratio={self.ratio:g}", f"--drain={self.drain:g}"]
-        return [*a, f"--ns3::TcpSocket::InitialCwnd={self.initial_cwnd}"]
+        return [*a, f"--ns3::TcpSocket::InitialCwnd={self.initial_cwnd}", *NEWRENO_RECOVERY]
 
     def dirname(self) -> str:
         name = "wlan_" + "_".join(a.removeprefix("--") for a in self.args())
-        name = name.replace("ns3::TcpSocket::", "")
+        for prefix in ("ns3::TcpSocket::", "ns3::TcpSocketBase::", "ns3::TcpL4Protocol::", "ns3::"):
+            name = name.replace(prefix, "")
         return "".join(c if c.isalnum() or c in "=.-_+" else "-" for c in name)
 
 
@@ -305,6 +310,14 @@ class Fairness:
         """Uploads' aggregate throughput over the downloads' (inf if the downloads got nothing)."""
         return self.up_mbps / self.down_mbps if self.down_mbps > 0 else math.inf
 
+    def paced_rtt(self, down: bool) -> float:
+        """Seconds: the RTT one transfer's mean window and mean throughput imply (window / rate), what the
+        transfer actually waits per window, whatever its RTT samples say."""
+        window, mbps, flows = (
+            (self.window_down, self.down_mbps, DOWNLOADS) if down else (self.window_up, self.up_mbps, UPLOADS)
+        )
+        return window * SEGMENT * 8 / (mbps * 1e6 / flows) if mbps > 0 else math.inf
+
 
 def fairness(r: WlanResult) -> Fairness:
     return Fairness(
@@ -436,6 +449,11 @@ def e_ths_10(scale: tuple[float, tuple[int, ...], tuple[str, ...]], ctx: Context
             published="strongly unfair (Fig. 6.2)",
             tolerance=f"up/down ≥ {STRONGLY_UNFAIR:g}",
         )
+
+    def same_ap(x: WlanRun, y: WlanRun) -> bool:
+        keys = ("received", "sent", "dropped", "dropped_data", "dropped_acks")
+        return all(results[x].summary["ap"][k] == results[y].summary["ap"][k] for k in keys)
+
     if have("FIFO", "BEFD"):
         f, b = fair[smallest, "FIFO"], fair[smallest, "BEFD"]
         o.check(
@@ -444,6 +462,18 @@ def e_ths_10(scale: tuple[float, tuple[int, ...], tuple[str, ...]], ctx: Context
             f"BEFD {ratio_text(b.ratio)}, FIFO {ratio_text(f.ratio)}",
             published="10²–10³",
             tolerance="BEFD > FIFO and ≥ 100",
+            why=(
+                f"The downloads are starved under FIFO already — windows of {f.window_down:.1f} segments, "
+                f"{100 * f.loss_down:.1f} % of their data dropped, {f.down_mbps:.3f} Mb/s — so no download's entry "
+                "at the AP lives long enough to pass th = 30 000 B (20 packets) and be pushed out; BEFD leaves them "
+                f"{b.down_mbps:.3f} Mb/s ({b.window_down:.1f} segments, {100 * b.loss_down:.1f} %)"
+                + (
+                    ", and ran exactly as FIFO (the same packets served and dropped): no flow's counter reached th. "
+                    if same_ap(runs[smallest, "BEFD"], runs[smallest, "FIFO"])
+                    else ". "
+                )
+                + "The thesis's BEFD had downloads large enough to be LOW: its FIFO must have left them more."
+            ),
         )
         o.check(
             "equal up/down RTTs for FIFO and BEFD (one bottleneck governs all RTTs)",
@@ -454,6 +484,18 @@ def e_ths_10(scale: tuple[float, tuple[int, ...], tuple[str, ...]], ctx: Context
             ),
             published="equal (Fig. 6.3)",
             tolerance="±25 %",
+            why="; ".join(
+                f"{n}: uploads' samples {1e3 * fair[smallest, n].rtt_up:.0f} ms (window / rate "
+                f"{1e3 * fair[smallest, n].paced_rtt(False):.0f} ms: {fair[smallest, n].window_up:.1f} segments "
+                "queued mostly in the sending station's own FIFO), downloads' "
+                f"{1e3 * fair[smallest, n].rtt_down:.0f} ms (window / rate "
+                f"{1e3 * fair[smallest, n].paced_rtt(True):.0f} ms: windows of "
+                f"{fair[smallest, n].window_down:.1f} segments, {100 * fair[smallest, n].loss_down:.1f} % of the "
+                "data dropped, samples spanning recoveries and the 200-ms delayed-ACK timer)"
+                for n in ("FIFO", "BEFD")
+            )
+            + ". The two directions do not share one queue here: each upload's window waits at its station, the "
+            "downloads' few packets at the AP, so only a metric of the AP's queueing delay alone would be equal.",
         )
     if have("FIFO", "Run2CACK"):
         o.check(
@@ -764,6 +806,18 @@ MIXED_TABLES: dict[str, tuple[float, int, float, dict[str, tuple[float, float, f
         },
     ),
 }
+# Tables A.1–A.6's mean long-transfer sizes in MSS (download, upload), and the thesis's MSS: 1500-byte packets
+# with 40-byte ACKs carry 1460 bytes.
+MIXED_LONG_MSS = {
+    "A.1": (1063, 1055),
+    "A.2": (1112, 1124),
+    "A.3": (1065, 1064),
+    "A.4": (1042, 1015),
+    "A.5": (1079, 1108),
+    "A.6": (1041, 1034),
+}
+THESIS_MSS = IP_PACKET - 40
+MIN_RTO = 1.0  # seconds: the least a timeout costs (ns-3's MinRto; RFC 6298)
 SHORT_RATIO_TOLERANCE = 0.3  # the spec's: short-flow ratio policy/FIFO within ±30 %
 FIFO_FAR_ABOVE = 2.0  # our reading of "FIFO ≫ others": FIFO's short-flow mean at least twice each other's
 
@@ -781,6 +835,36 @@ def response_means(flows: list[WlanFlow], threshold: int) -> tuple[float, float,
         return sum(xs) / len(xs) if xs else float("nan")
 
     return mean_of(True, False), mean_of(True, True), mean_of(False, False), mean_of(False, True)
+
+
+@dataclass(frozen=True)
+class Congestion:
+    """How hard a mixed-workload run pressed on the AP: what its queue disc dropped, how full it got, the share
+    of short transfers that lost a packet there, and the mean rate of the long downloads."""
+
+    ap_drop_share: float
+    highwater: int
+    short_with_loss: float
+    long_down_mbps: float
+
+
+def congestion(r: WlanResult, threshold: int) -> Congestion:
+    ap = r.summary["ap"]
+    short = [f for f in r.flows if f.size < threshold]
+    lossy = sum(f.lost_data + f.lost_acks > 0 for f in short)
+    long_down = [f for f in r.flows if f.down and f.size >= threshold and f.response is not None]
+    rates = [f.size * 8 / f.response / 1e6 for f in long_down if f.response]
+    return Congestion(
+        ap["dropped"] / ap["received"] if ap["received"] else 0.0,
+        ap["highwater_packets"],
+        lossy / len(short) if short else 0.0,
+        sum(rates) / len(rates) if rates else float("nan"),
+    )
+
+
+def published_long_down_mbps(table: str, scheduler: str) -> float:
+    """The thesis's long downloads' mean rate: Table A.x's mean long size over the mean long response time."""
+    return MIXED_LONG_MSS[table][0] * THESIS_MSS * 8 / MIXED_TABLES[table][3][scheduler][1] / 1e6
 
 
 def e_ths_11(scale: tuple[float, float, tuple[str, ...], tuple[str, ...]], ctx: Context) -> Outcome:
@@ -801,6 +885,8 @@ def e_ths_11(scale: tuple[float, float, tuple[str, ...], tuple[str, ...]], ctx: 
             "up long s",
             "pub.",
             "done",
+            "AP drops %",
+            "AP high-water",
         ],
     )
     runs = {
@@ -826,6 +912,8 @@ def e_ths_11(scale: tuple[float, float, tuple[str, ...], tuple[str, ...]], ctx: 
         },
         schedulers={s: MIXED_SCHEDULERS[s] for s in schedulers},
     )
+    # C − λ of Tables A.5 and A.6 (LASACK's long downloads, 300 MSS: no loss to slow them).
+    load_gap = published_long_down_mbps("A.5", "LASACK"), published_long_down_mbps("A.6", "LASACK")
     o.notes += [
         SETUP_NOTE,
         f"{seconds:g} s of Poisson arrivals then {drain:g} s of drain per run (the thesis: 5000 s), one seed; sizes "
@@ -837,21 +925,22 @@ def e_ths_11(scale: tuple[float, float, tuple[str, ...], tuple[str, ...]], ctx: 
         "table sees the same transfers).",
         f"Our reading of 'FIFO ≫ others for short flows': FIFO's short-transfer mean ≥ {FIFO_FAR_ABOVE:g}× each "
         "other scheduler's, in both directions.",
-        "Short runs sample the heavy tail poorly: in 20 s at 10 Mb/s (the quick scale) the largest transfer is "
-        "about 1.2 MB and finishes in 0.6 s, the AP's buffer rarely stays full, and short transfers see the same "
-        "few tens of ms under every scheduler; the thesis's FIFO needs 0.43 s for them. The size-based policies "
-        "can only differ when long transfers keep the buffer full, which needs the long runs.",
-        "Load = the offered TCP payload of both directions together (the thesis: 'a medium load of 10 Mbit/s', "
-        "relative to the 27.3 Mb/s of one transfer). 200 s of A.1 (seed 1) still leave ns-3's cell far less "
-        "congested than the thesis's: FIFO's short transfers take 0.070 s down and 0.068 s up (published 0.432 "
-        "and 0.301), PEFD's 0.051 and 0.044 (0.071, 0.048); reason not established — if the thesis's load was "
-        "per direction, A.1 offers twice ours.",
+        f"Load = the offered TCP payload of both directions together, split by λd/λu. Table 6.1 gives one load "
+        "per regime (medium 10, high 20 Mbit/s) beside the ratio (1 or 10), which can only split a total; the "
+        "published times agree: under processor sharing a long transfer of x bits takes x / (C − λ), and the "
+        f"loss-free 300-MSS tables give LASACK's long downloads C − λ = {load_gap[0]:.1f} Mb/s (A.5) and "
+        f"{load_gap[1]:.1f} Mb/s (A.6), so the two loads differ by {load_gap[0] - load_gap[1]:.1f} Mb/s: total loads "
+        "of 10 and 20 Mb/s (10 apart), not per-direction ones (20 apart), in a cell of C ≈ "
+        f"{load_gap[0] + 10:.0f} Mb/s.",
+        "AP drops % = the AP queue disc's drops / its arrivals; AP high-water = the most packets it held. Short "
+        "transfers that lose a packet and long downloads' rates are in the first check's why when it fails.",
     ]
     for t in tables:
         pub_all = MIXED_TABLES[t][3]
         fifo_flows = results[runs[t, "FIFO"]].flows if "FIFO" in schedulers else results[runs[t, schedulers[0]]].flows
         threshold = long_threshold(fifo_flows)
         means = {s: response_means(results[runs[t, s]].flows, threshold) for s in schedulers}
+        pressure = {s: congestion(results[runs[t, s]], threshold) for s in schedulers}
         for s in schedulers:
             m, p = means[s], pub_all[s]
             done = sum(f.response is not None for f in results[runs[t, s]].flows)
@@ -868,18 +957,35 @@ def e_ths_11(scale: tuple[float, float, tuple[str, ...], tuple[str, ...]], ctx: 
                     f"{m[3]:.3f}",
                     p[3],
                     f"{done}/{len(results[runs[t, s]].flows)}",
+                    f"{100 * pressure[s].ap_drop_share:.2f}",
+                    pressure[s].highwater,
                 ]
             )
         if "FIFO" not in schedulers:
             continue
         fifo = means["FIFO"]
         others = [s for s in schedulers if s != "FIFO"]
+        fp = pressure["FIFO"]
+        best = [min(pub_all[s][i] for s in pub_all) for i in (0, 2)]
+        # A timeout costs at least MIN_RTO: the thesis's FIFO short means above the best scheduler's need at
+        # least this share of short transfers to time out once.
+        needed = max(0.0, (pub_all["FIFO"][0] - best[0]) / MIN_RTO), max(0.0, (pub_all["FIFO"][2] - best[1]) / MIN_RTO)
+        less_congested = (
+            f"ns-3's cell is less congested than the thesis's under FIFO: its AP drops {100 * fp.ap_drop_share:.2f} % "
+            f"of arrivals (high-water {fp.highwater} of {MIXED_TABLES[t][1]}) and {100 * fp.short_with_loss:.1f} % of "
+            f"short transfers lose a packet, where the thesis's FIFO means ({pub_all['FIFO'][0]} s down, "
+            f"{pub_all['FIFO'][2]} s up) need ≥ {100 * needed[0]:.0f} % / {100 * needed[1]:.0f} % to wait a ≥ 1-s "
+            f"timeout; its long downloads run at {fp.long_down_mbps:.1f} Mb/s, the thesis's at "
+            f"{published_long_down_mbps(t, 'FIFO'):.1f} (Table {t}'s {MIXED_LONG_MSS[t][0]} MSS in "
+            f"{pub_all['FIFO'][1]} s)"
+        )
         o.check(
             f"{t}: FIFO ≫ others for short transfers, both directions",
             all(fifo[i] >= FIFO_FAR_ABOVE * means[s][i] for s in others for i in (0, 2)),
             "; ".join(f"{s} dn {fifo[0] / means[s][0]:.2f}×, up {fifo[2] / means[s][2]:.2f}×" for s in others),
             published="FIFO several-fold above every size-based policy",
             tolerance=f"FIFO ≥ {FIFO_FAR_ABOVE:g}×",
+            why=less_congested + ".",
         )
         for s in others:
             for i, direction in ((0, "dn"), (2, "up")):
@@ -890,5 +996,9 @@ def e_ths_11(scale: tuple[float, float, tuple[str, ...], tuple[str, ...]], ctx: 
                     f"{ratio:.3f}",
                     published=f"{pub_ratio:.3f}",
                     tolerance="±30 %",
+                    why=(
+                        f"{s}'s mean is {means[s][i]:.3f} s (published {pub_all[s][i]}), FIFO's {fifo[i]:.3f} s "
+                        f"(published {pub_all['FIFO'][i]}): the gap is FIFO's — {less_congested}."
+                    ),
                 )
     return o
