@@ -489,9 +489,9 @@ def e_ths_3(scale: float, ctx: Context) -> Outcome:
         "flows average 21 MSS (≤ 1 − 0.99^24 = 21.4 % inserted, counting three control packets), long ones "
         "(≈ 1000 MSS, 2 % of flows, half the bytes) are all inserted, and even with X-Protect entries at their "
         "longest (35 s after FIFO's response times) against LAS entries at their shortest (30 s after LAS's), "
-        "X-Protect/LAS ≤ 0.27. The "
-        "published ratio needs p ≈ 4 % with these sizes or flows of several hundred packets with p = 1 %; the "
-        "seed states neither (⚠AMB-6: p_ins NOT IN SEEDS beyond 'say 1%'), so the spec's check stays failing.",
+        "X-Protect/LAS ≤ 0.27. The check's why computes the p_ins, or the mean flow size at p = 1 %, that the "
+        "published ratio implies; the seed states neither (⚠AMB-6: p_ins NOT IN SEEDS beyond 'say 1%'), so the "
+        "spec's check stays failing.",
         "Other readings checked, none reaching 0.35 with p = 1 %: Table 4.1's own LAS mean (392.5 entries at "
         f"8 Mb/s, each living ≥ 32.5 s) caps the arrival rate at {little_rate:.1f} flows/s by Little's law, so "
         f"the thesis' mean flow is at least {little_mean:.0f} packets; bounded Zipf sizes with a mean of "
