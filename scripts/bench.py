@@ -15,7 +15,10 @@ ratio, with the target and whether it is met:
   cores     build/click-elements/core_bench: ns per 64-byte packet (one
             enqueue + one dequeue) against each core's budget
   engine    build/engine/engine_bench: real-time factor (CPU) of each
-            element on a fully loaded 10 Gb/s link of 64-byte packets
+            element on a fully loaded 10 Gb/s link of 64-byte packets; and
+            the start-up of `tracelab replay run` (CPU and wall seconds of
+            a run of 1 ms of traffic, which is all start-up: imports,
+            configuration, metrics.json) against its 0.2 s
   click     click-elements/click/bench.sh, where Click is installed
             ($CLICKPREFIX): ns per packet each tracelab queue element adds
             to a Click pipeline, against stock Queue (TLFifoQueue) or its
@@ -40,6 +43,8 @@ import argparse
 import json
 import os
 import platform
+import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -50,6 +55,7 @@ OUT = ROOT / "build" / "bench"
 CORE_BENCH = ROOT / "build" / "click-elements" / "core_bench"
 ENGINE_BENCH = ROOT / "build" / "engine" / "engine_bench"
 CLICK_BENCH = ROOT / "click-elements" / "click" / "bench.sh"
+TRACELAB = ROOT / ".venv" / "bin" / "tracelab"
 PARTS = ("analyzer", "cores", "engine", "click")
 
 # The targets (issue "Performance"; docs/performance-history.md keeps the
@@ -61,6 +67,11 @@ ANALYZER_MAX_RSS_MIB = 100.0
 ANALYZER_MAX_RSS_GROWTH = 1.3
 ANALYZER_RSS_PACKETS = (1_000_000, 8_000_000)
 ENGINE_MIN_RTF = 1.5
+REPLAY_MAX_STARTUP_S = 0.2  # `tracelab replay run` start-up
+# A run of 1 ms of 64-byte CBR at 1 Gb/s (~2000 packets) into a FIFO: the
+# engine's part is microseconds, so its time is the command's start-up.
+REPLAY_STARTUP_ARGS = ("--source", "cbr(rate=1G, size=64, stop=1ms)", "--element", "fifo(capacity=300)", "-q")
+REPLAY_STARTUP_RUNS = 5
 CLICK_FIFO_MAX_X_QUEUE = 1.5  # TLFifoQueue adds at most 1.5x what stock Queue adds
 CLICK_CORE_SLACK_NS = 10.0  # every other element at most its core's cost + 10 ns
 CLICK_MIN_THROUGHPUT = 0.9  # FIFO and EFD pipelines at least 0.9x stock's
@@ -194,7 +205,31 @@ def engine(quick: bool) -> dict:
         row(f"engine {e['element']} RTF_cpu", e["rtf_cpu"], "target", ENGINE_MIN_RTF, 1.0, higher_is_better=True)
         for e in doc["elements"]
     ]
+    startup = replay_startup()
+    doc["replay_startup"] = startup
+    # Judged on CPU time, like the rest on this shared machine; the wall
+    # time, longer under load, is shown beside it.
+    rows.append(row("replay run start-up CPU s", startup["cpu_s"], "limit", REPLAY_MAX_STARTUP_S, 1.0))
+    rows.append(row("replay run start-up wall s", startup["wall_s"], "limit", REPLAY_MAX_STARTUP_S, None))
     return {"source": doc, "rows": rows}
+
+
+def replay_startup() -> dict:
+    """Medians over REPLAY_STARTUP_RUNS of the CPU (user + system) and wall
+    seconds of `tracelab replay run` on REPLAY_STARTUP_ARGS."""
+    cmd = [str(TRACELAB), "replay", "run", *REPLAY_STARTUP_ARGS, "-o", str(OUT / "replay-startup")]
+    print("==>", " ".join(cmd), flush=True)
+    cpu, wall = [], []
+    for _ in range(REPLAY_STARTUP_RUNS):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
+        wall.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode != 0:
+            raise SystemExit(f"bench: tracelab replay run failed (exit {proc.returncode}): {proc.stderr.strip()}")
+        cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return {"cmd": cmd, "runs": REPLAY_STARTUP_RUNS, "cpu_s": statistics.median(cpu), "wall_s": statistics.median(wall)}
 
 
 def click(quick: bool) -> dict:

@@ -57,3 +57,14 @@ def test_ratios_meet_a_target_at_or_below_one():
     assert slow["ratio"] == pytest.approx(1.25) and slow["met"] is False
     peer = bench.row("vs tshark", 1.0, "tshark", 30.0, None)
     assert peer["met"] is None
+
+
+def test_replay_startup_times_a_run_that_writes_its_metrics(tmp_path, monkeypatch):
+    if not bench.TRACELAB.exists():
+        pytest.skip("SKIPPED (.venv not built: scripts/setup.sh)")
+    monkeypatch.setattr(bench, "OUT", tmp_path)
+    monkeypatch.setattr(bench, "REPLAY_STARTUP_RUNS", 1)
+    r = bench.replay_startup()
+    assert r["runs"] == 1 and r["cpu_s"] > 0 and r["wall_s"] > 0
+    metrics = json.loads((tmp_path / "replay-startup" / "metrics.json").read_text())
+    assert metrics
