@@ -39,7 +39,7 @@ int TLCoreQueue::initialize(ErrorHandler* errh) {
   if (_buffer.capacity > (1u << 26)) return errh->error("CAPACITY too large");
   tracelab::QueueCore* core = make_core(errh);
   if (!core) return -1;
-  attach(core, _buffer.slots());
+  attach(core, _buffer.slots(), true);
   // A rate for IN_SERVICE needs the clock on both sides (the end of a
   // transmission is a time); IN_SERVICE true needs none of its own.
   const bool always = tl_simulated_clock() || (_buffer.in_service_link_bps > 0 && !_service_until_pull);
@@ -47,6 +47,18 @@ int TLCoreQueue::initialize(ErrorHandler* errh) {
   _clock_pull = always;
   _meta = metadata();
   return 0;
+}
+
+void TLCoreQueue::cleanup(CleanupStage stage) {
+  // Direct handles: no table to walk, so the packets still queued are
+  // taken from the core (every single-packet core serves while it holds one).
+  if (_core) {
+    tracelab::Packet meta;
+    tracelab::Batch out{&meta, 1};
+    const tracelab::Time now = pull_time();
+    while (_core->length_packets() && _core->dequeue(now, out)) TLHandles::direct_packet(meta.handle)->kill();
+  }
+  TLCoreElement::cleanup(stage);
 }
 
 enum { h_drops, h_full, h_pushed, h_served, h_flows, h_flows_hw, h_probe };

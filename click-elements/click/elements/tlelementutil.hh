@@ -40,11 +40,13 @@ class TLCoreElement : public Element, public tracelab::DropSink {
   // The end of initialize(): take `core`, which holds at most `slots`
   // packets (the handle table has one more: the arrival the core is
   // deciding on), and fix the time origin before the first packet.
-  void attach(Core* core, uint32_t slots) {
+  // `direct`: the element gives the core direct handles (TLHandles).
+  void attach(Core* core, uint32_t slots, bool direct = false) {
     tl_origin();
     _core = core;
     _core->set_drop_sink(this);
-    _handles.init(slots + 1);
+    if (direct) _handles.init_direct(slots + 1);
+    else _handles.init(slots + 1);
     _notifier.initialize(Notifier::EMPTY_NOTIFIER, router());
   }
   // The end of push(): emit what the core dropped, wake the puller if the

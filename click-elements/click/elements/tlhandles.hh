@@ -45,6 +45,24 @@ class TLHandles {
     return p;
   }
   void drop(uint64_t h) { _dropped.push_back(take(h)); }
+
+  // Direct handles: the Click Packet* itself. A single-packet queue
+  // (TLCoreQueue) hands back exactly the packets it was given, so it needs
+  // no table: init_direct() keeps only room for the parked drops, and the
+  // element kills what its core still holds at cleanup. The table's
+  // put()/take() cost 18 instructions a packet (callgrind), TLFifoQueue
+  // 2.0 and TLEfdQueue 1.2 ns/packet (bench.sh, 9 interleaved runs).
+  static uint64_t direct_handle(Packet* p) { return reinterpret_cast<uintptr_t>(p); }
+  static Packet* direct_packet(uint64_t h) { return reinterpret_cast<Packet*>(static_cast<uintptr_t>(h)); }
+  void init_direct(uint32_t max_drops) {
+    delete[] _slots;
+    delete[] _free;
+    _slots = nullptr;
+    _free = nullptr;
+    _n = _nfree = 0;
+    _dropped.reserve(max_drops);
+  }
+  void drop_direct(uint64_t h) { _dropped.push_back(direct_packet(h)); }
   // Emit parked drops on `port` if the element has it, else kill them.
   void flush_drops(Element* e, int port) {
     if (_dropped.empty()) return;
