@@ -35,6 +35,7 @@ exits 1.
   scripts/bench.py                      # all four, full size
   scripts/bench.py --quick              # small sizes (a smoke run, ~1 min)
   scripts/bench.py --only cores engine  # a subset
+  scripts/bench.py --markdown           # the last run's tables, for the READMEs
 """
 
 from __future__ import annotations
@@ -310,11 +311,59 @@ def print_table(rows: list[dict]) -> None:
     print(f"\n{sum(r['met'] for r in judged)} of {len(judged)} targets met")
 
 
+def markdown(doc: dict) -> str:
+    """A run's tables in Markdown, one per part, each under the line that
+    says when, where and on what it was measured (what the READMEs show)."""
+    m, p = doc["machine"], doc["provenance"]
+    context = (
+        f"`make bench`{' --quick' if doc['options']['quick'] else ''}, {p['date_utc'][:10]}, commit "
+        f"{p['commit'][:7]}{'' if p['tree_clean'] else ' (tree not clean)'}, {m['cpus']} x {m['cpu']}, "
+        f"load average {m['loadavg_at_start'][0]:.1f} at the start, {m['loadavg_at_end'][0]:.1f} at the end"
+    )
+    out = []
+    for part in doc["options"]["only"]:
+        rows = doc[part]["rows"]
+        if not rows:
+            skipped = doc[part]["source"].get("skipped", "no figures")
+            out += [f"{part}: {context}: {skipped}", ""]
+            continue
+        out += [
+            f"{part}: {context}:",
+            "",
+            "| figure | value | reference | ref | ratio | target | met |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for r in rows:
+            ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else "-"
+            target = f"<= {r['max_ratio']:g}" if r["max_ratio"] is not None else "-"
+            met = {True: "yes", False: "**no**", None: "-"}[r["met"]]
+            out.append(
+                f"| {r['figure']} | {r['value']:.3g} | {r['reference']} | {r['reference_value']:.3g} | {ratio} "
+                f"| {target} | {met} |"
+            )
+        out.append("")
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sizes: a smoke run, not figures to publish")
     ap.add_argument("--only", nargs="+", choices=PARTS, default=list(PARTS), help="run only these benchmarks")
+    ap.add_argument(
+        "--markdown",
+        nargs="?",
+        const=OUT / "bench-latest.json",
+        type=Path,
+        metavar="JSON",
+        help="print a run's tables in Markdown (default: the last run's) and run nothing",
+    )
     args = ap.parse_args(argv)
+    if args.markdown:
+        try:
+            print(markdown(json.loads(args.markdown.read_text())))
+        except (OSError, ValueError, KeyError) as e:
+            raise SystemExit(f"bench: cannot read a bench run from {args.markdown}: {e}") from None
+        return 0
     OUT.mkdir(parents=True, exist_ok=True)
     doc = {"machine": machine(), "provenance": provenance(), "options": {"quick": args.quick, "only": args.only}}
     parts = {"analyzer": analyzer, "cores": cores, "engine": engine, "click": click}

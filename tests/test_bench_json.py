@@ -68,3 +68,17 @@ def test_replay_startup_times_a_run_that_writes_its_metrics(tmp_path, monkeypatc
     assert r["runs"] == 1 and r["cpu_s"] > 0 and r["wall_s"] > 0
     metrics = json.loads((tmp_path / "replay-startup" / "metrics.json").read_text())
     assert metrics
+
+
+def test_markdown_gives_each_part_its_context_and_rows():
+    doc = {
+        "machine": {"cpus": 2, "cpu": "AMD EPYC", "loadavg_at_start": [3.0, 2, 1], "loadavg_at_end": [4.5, 3, 2]},
+        "provenance": {"commit": "0123456789abcdef", "tree_clean": True, "date_utc": "2026-11-26T08:00:00Z"},
+        "options": {"quick": False, "only": ["cores", "click"]},
+        "cores": {"rows": [bench.row("core FIFO ns/64B pkt", 11.0, "budget", 20.0, 1.0)]},
+        "click": {"rows": [], "source": {"skipped": "SKIPPED (no Click installation)"}},
+    }
+    text = bench.markdown(doc)
+    assert "cores: `make bench`, 2026-11-26, commit 0123456, 2 x AMD EPYC, load average 3.0 at the start" in text
+    assert "| core FIFO ns/64B pkt | 11 | budget | 20 | 0.55 | <= 1 | yes |" in text
+    assert "click: `make bench`, 2026-11-26, commit 0123456" in text and "SKIPPED (no Click installation)" in text
