@@ -159,3 +159,47 @@ def test_ncq_orderings_hold_at_the_quick_points(ncq_results):
             assert verdicts(ncq_results[i], prefix) == ["held"], (i, prefix)
     assert verdicts(ncq_results["E-NCQ-3"], "18 sensors (15 %): their share at R2 above") == ["held"]
     assert verdicts(ncq_results["E-NCQ-3"], "6 sensors (≤ 7.5 %): their share at R2 below") == ["held"]
+
+
+@NS3_SKIP
+def test_every_missed_published_gain_says_why(ncq_results):
+    for i in ("E-NCQ-1", "E-NCQ-2", "E-NCQ-3"):
+        for c in ncq_results[i]["checks"]:
+            if c["verdict"] == "failed" and c["tolerance"] == "±25 % relative":
+                assert c["why"] and c["why"].startswith(c["published"] + " needs "), (i, c)
+
+
+def test_required_loss_by_hand():
+    # +15.9 % over a scheme, the better one lossless: the other must lose 15.9 / 115.9 = 13.72 %.
+    assert nc.required_loss(15.9, 0.0) == pytest.approx(0.137187, abs=1e-6)
+    # -8.4 % against a scheme losing 4.5 %: 1 - 0.955 × 0.916 = 12.52 %.
+    assert nc.required_loss(-8.4, 0.045) == pytest.approx(0.12522, abs=1e-5)
+    # No gain needs no more loss than the other scheme's.
+    assert nc.required_loss(0.0, 0.03) == pytest.approx(0.03)
+
+
+def fake_result(voip_arrivals: int, ftp_arrivals: int, ftp_drops: int) -> nc.NcqResult:
+    classes = {
+        "voip": {"arrivals": voip_arrivals, "bytes": 0, "drops": 0},
+        "sensor": {"arrivals": 0, "bytes": 0, "drops": 0},
+        "ftp": {"arrivals": ftp_arrivals, "bytes": 0, "drops": ftp_drops},
+        "other": {"arrivals": 0, "bytes": 0, "drops": 0},
+    }
+    bottlenecks = [{"router": r, "classes": classes} for r in ("R1", "R2")]
+    return nc.NcqResult({"bottlenecks": bottlenecks}, [])
+
+
+def test_gain_why_names_the_loss_a_gain_needs_and_its_bound():
+    def metrics(plr):
+        return nc.ClassMetrics(1.0 - plr, plr, None)
+
+    results = {n: fake_result(100, 900, 45) for n in nc.SCHEMES}
+    # DropTail's bottlenecks drop 45 of 1000 packets: a +20 % gain over DropTail needs it to lose 1 - 0.95 / 1.2.
+    m = {"voip": {"DropTail": metrics(0.10), "NCQ": metrics(0.02), "NCQ+": metrics(0.05)}}
+    why = nc.gain_why(m, "voip", "NCQ+", "DropTail", 20.0, results)
+    assert why.startswith("+20.0 % needs DropTail to lose ≥ 20.8 % of the VoIP packets (NCQ+ losing its 5.00 %)")
+    assert "ours 4.5 % (R1) and 4.5 % (R2)" in why
+    # A loss DropTail reaches but NCQ does not: NCQ's protection (small packets 10 % of R2's arrivals) is named.
+    m = {"voip": {"DropTail": metrics(0.30), "NCQ": metrics(0.02), "NCQ+": metrics(0.0)}}
+    why = nc.gain_why(m, "voip", "NCQ+", "NCQ", 15.9, results)
+    assert "NCQ to lose ≥ 13.7 %" in why and "they are 10.0 % of R2's here" in why
