@@ -311,12 +311,17 @@ struct Engine::Impl {
     }
   }
 
+  // `p.arrival` is `now` already (the caller's): storing it here, just
+  // before the core copies the packet with 16-byte loads, made each of
+  // those loads wait for the 8-byte store instead of taking it from the
+  // store buffer (a failed store forward). engine_bench CPU seconds for
+  // 0.5 virtual s, min of 5 alternated runs: fifo 0.237 -> 0.234, las
+  // 0.404 -> 0.396.
   template <class Core, bool Lean>
-  void offer(uint32_t k, Packet& p, Time now) {
+  void offer(uint32_t k, const Packet& p, Time now) {
     Node& n = *nodes[k];
     Core& core = core_of<Core>(n);
     if constexpr (!Lean) recs[p.handle].node_arrival = now;
-    p.arrival = now;
     ++n.offered;
     core.enqueue(p, now);
     if (n.link_free_at > now) {
@@ -623,6 +628,7 @@ struct Engine::Impl {
           break;
         case kArrive: {
           InFlight f = nodes[which]->inbound.pop();
+          f.pkt.arrival = now;  // at this node
           offer<Core, false>(static_cast<uint32_t>(which), f.pkt, now);
           break;
         }
