@@ -284,7 +284,12 @@ def click(quick: bool) -> dict:
 def row(
     figure: str, value: float, reference: str, ref_value: float, max_ratio: float | None, higher_is_better: bool = False
 ) -> dict:
-    ratio = (ref_value / value if higher_is_better else value / ref_value) if value and ref_value else None
+    # No ratio against a reference that is not positive (a stock Queue
+    # measured as cheaper than the bare pipeline in a short, noisy run):
+    # it would judge any figure met.
+    ratio = None
+    if ref_value > 0 and (value > 0 or not higher_is_better):
+        ratio = ref_value / value if higher_is_better else value / ref_value
     met = None if max_ratio is None or ratio is None else ratio <= max_ratio
     return {
         "figure": figure,

@@ -82,3 +82,10 @@ def test_markdown_gives_each_part_its_context_and_rows():
     assert "cores: `make bench`, 2026-11-26, commit 0123456, 2 x AMD EPYC, load average 3.0 at the start" in text
     assert "| core FIFO ns/64B pkt | 11 | budget | 20 | 0.55 | <= 1 | yes |" in text
     assert "click: `make bench`, 2026-11-26, commit 0123456" in text and "SKIPPED (no Click installation)" in text
+
+
+def test_a_reference_that_is_not_positive_judges_nothing():
+    noisy = bench.row("click TLFifoQueue +ns/packet", 0.3, "Queue(300)", -12.0, 1.5)
+    assert noisy["ratio"] is None and noisy["met"] is None
+    stopped = bench.row("engine X RTF", 0.0, "target", 1.5, 1.0, higher_is_better=True)
+    assert stopped["ratio"] is None and stopped["met"] is None
