@@ -233,7 +233,7 @@ def e_jg_6(prefixes: Iterable[int], ctx: Context) -> Outcome:
         o.check(
             f"JFET {jfet} ms, /{lead}: the bytes saved are the physical headers the cost formula counts",
             f["saved"] == f["formula"],
-            f"{f['saved']} B measured vs {f['formula']} B = −Σ cost(N)",
+            f"{f['saved']} B vs {f['formula']} B = −Σ cost(N)",
             published="cost = H_IP + H_JG + 4N − H_p (N − 1)",
             tolerance="exact",
         )

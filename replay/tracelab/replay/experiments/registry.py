@@ -161,7 +161,7 @@ EXPERIMENTS: dict[str, Experiment] = {
             12,
         ),
         Experiment(
-            "E-JG-2", "RED variants ([002 §4.1], Table 2)", CLOSED, NS3, jumbogen_closed.e_jg_2, 20.0, 6.0, 35, 10
+            "E-JG-2", "RED variants ([002 §4.1], Table 2)", CLOSED, NS3, jumbogen_closed.e_jg_2, 20.0, 6.0, 47, 14
         ),
         Experiment(
             "E-JG-3", "Egress shaping ([002 §4.2], Table 3)", CLOSED, NS3, jumbogen_closed.e_jg_3, 20.0, 6.0, 35, 10
