@@ -203,3 +203,18 @@ def test_gain_why_names_the_loss_a_gain_needs_and_its_bound():
     m = {"voip": {"DropTail": metrics(0.30), "NCQ": metrics(0.02), "NCQ+": metrics(0.0)}}
     why = nc.gain_why(m, "voip", "NCQ+", "NCQ", 15.9, results)
     assert "NCQ to lose ≥ 13.7 %" in why and "they are 10.0 % of R2's here" in why
+
+
+def test_tie_why_explains_only_an_ncq_ncq_plus_tie():
+    def metrics(plr):
+        return nc.ClassMetrics(1.0 - plr, plr, None)
+
+    results = {n: fake_result(30, 970, 0) for n in nc.SCHEMES}
+    m = {"voip": {n: metrics(0.0178) for n in ("NCQ", "NCQ+")}, "sensor": {n: metrics(0.0) for n in ("NCQ", "NCQ+")}}
+    tied = {"NCQ": 22.74, "NCQ+": 22.74, "DropTail": 20.55}
+    why = nc.tie_why(tied, ["NCQ", "NCQ+", "DropTail"], m, results)
+    assert why.startswith("NCQ and NCQ+ deliver exactly the same: VoIP and sensor packets are at most 3.0 %")
+    assert "(1.78 % of VoIP" in why
+    # A real order violation (NCQ+ above NCQ) or a tie with DropTail is not explained by favoring.
+    assert nc.tie_why({"NCQ": 22.0, "NCQ+": 22.7, "DropTail": 20.5}, ["NCQ", "NCQ+", "DropTail"], m, results) is None
+    assert nc.tie_why({"NCQ": 22.7, "NCQ+": 20.5, "DropTail": 20.5}, ["NCQ", "NCQ+", "DropTail"], m, results) is None
