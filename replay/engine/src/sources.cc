@@ -502,9 +502,20 @@ struct Pending {
 };
 
 // `flows` independent ON/OFF flows, each sending packets at a constant peak
-// rate while ON ([004 §4]: exponential ON/OFF, CBR during ON). A flow starts
-// ON with probability E[on]/(E[on]+E[off]) with a fresh period (not the
-// stationary residual), so the aggregate starts near its mean rate.
+// rate while ON ([004 §4]: exponential ON/OFF, CBR during ON). An ON period
+// D drawn from `on` is a burst of N = max(1, round(D/gap)) packets one gap
+// apart; the OFF period begins one gap after the burst's last packet. This
+// is the rule of ns-2's Application/Traffic/Exponential and /Pareto
+// (tools/expoo.cc, pareto.cc), which the seed's ns-2.27 ran: a burst holds
+// E[on]/gap packets up to rounding (50.009 for 50 in E-MTQ's flows), so
+// `rate=` is the mean rate, to 0.012 % there. A packet at the ON start and
+// one per gap while inside D would send floor(D/gap) + 1 packets,
+// 1/(1 − e^(−gap/E[on])) = 50.50 for exponential D: 1 % above `rate=`.
+// (For ON periods of a few gaps the burst of at least one packet and the
+// rounding make the mean exceed `rate=`: E[on] = 1 gap gives 1.35 packets.)
+// A flow starts ON with probability E[on]/(E[on]+E[off]) with a fresh
+// period (not the stationary residual), so the aggregate starts near its
+// mean rate.
 class OnOffSource final : public Source {
  public:
   OnOffSource(Spec& s, const SourceContext& ctx)
@@ -525,7 +536,7 @@ class OnOffSource final : public Source {
     for (uint64_t i = 0; i < flows; ++i) {
       double t = static_cast<double>(c_.start);
       if (!c_.rng.bernoulli(p_on)) t += off_.sample(c_.rng);
-      flows_[i].on_end = t + on_.sample(c_.rng);
+      flows_[i].burst_left = draw_burst();
       init.push_back({t, i});
     }
     heap_ = decltype(heap_)(std::greater<Pending>(), std::move(init));
@@ -538,9 +549,9 @@ class OnOffSource final : public Source {
     c_.fill(a, t, p.id, c_.draw_size());
     Flow& f = flows_[p.id];
     double nt = p.t + gap_;
-    if (nt >= f.on_end) {  // ON period over: OFF, then the next ON starts with a packet
-      nt = f.on_end + off_.sample(c_.rng);
-      f.on_end = nt + on_.sample(c_.rng);
+    if (--f.burst_left == 0) {  // burst sent: OFF from one gap after its last packet
+      nt += off_.sample(c_.rng);
+      f.burst_left = draw_burst();
     }
     heap_.push({nt, p.id});
     return true;
@@ -550,8 +561,14 @@ class OnOffSource final : public Source {
 
  private:
   struct Flow {
-    double on_end = 0;
+    uint64_t burst_left = 0;  // packets of the current burst not yet sent
   };
+  // Packets in the burst of a fresh ON period: max(1, round(D/gap)), as
+  // ns-2's `int(burstlen + .5)`; capped where a heavy tail exceeds 2^62.
+  uint64_t draw_burst() {
+    const double gaps = std::floor(on_.sample(c_.rng) / gap_ + 0.5);
+    return gaps < 1 ? 1 : gaps >= 0x1p62 ? uint64_t{1} << 62 : static_cast<uint64_t>(gaps);
+  }
   SyntheticCommon c_;
   Distribution on_, off_;
   double gap_ = 0;

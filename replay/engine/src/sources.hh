@@ -6,7 +6,8 @@
 //   onoff(flows=80, rate=80k | peak=..., on=exp(350ms), off=exp(650ms), size=200, cls=0, ...)
 //   flows(rate=100 | load=0.8, size=bzipf(1.1,6,6667), pkt=1500, peak=100M, cls=0, ...)
 //
-// `rate` of poisson/cbr is in packets/s, of onoff in bits/s per flow (mean),
+// `rate` of poisson/cbr is in packets/s, of onoff in bits/s per flow (mean;
+// an ON period D is a burst of max(1, round(D/gap)) packets, ns-2's rule),
 // of flows in flows/s; `load` is relative to `link` (default: the first
 // node's link rate). Every random source is seeded from the run seed and the
 // source's position (or its own `seed=`).
