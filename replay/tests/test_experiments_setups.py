@@ -6,6 +6,7 @@ count changed, a decomposition that is not the timeline's — fails a check."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 
 import pytest
@@ -72,6 +73,28 @@ def test_mtq0_fails_when_a_group_takes_another_path(monkeypatch):
     scenarios["model 2, D=10"] = (hops, 80, 10.0)
     monkeypatch.setattr(mtq_chain, "SCENARIOS", scenarios)
     assert "(b) model 2, util 96 % link 3→4: flows per group as Table 1" in failed(setups.e_mtq_0(20.0, Context()))
+
+
+def test_onoff_burst_packets_by_simulation():
+    # ns-2's burst rule, max(1, round(D/gap)) packets for an exponential D: its mean over many draws, at the MTQ
+    # flows' 50 gaps (+0.009 packets) and at 1 gap, where the rounding and the burst of at least one add 35 %.
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    for on_gaps in (50.0, 1.0):
+        d = rng.exponential(on_gaps, 2_000_000)
+        bursts = np.maximum(1, np.floor(d + 0.5))
+        sem = bursts.std() / np.sqrt(bursts.size)
+        assert setups.onoff_burst_packets(on_gaps) == pytest.approx(bursts.mean(), abs=4 * sem)
+    assert setups.onoff_burst_packets(50.0) == pytest.approx(50.009, abs=0.001)
+    assert setups.onoff_burst_packets(1.0) == pytest.approx(1.353, abs=0.001)
+
+
+def test_mtq0_fails_for_a_source_with_a_packet_per_gap_begun(monkeypatch):
+    # The engine's earlier onoff rule, floor(D/gap) + 1 packets per ON period, offers more than the nominal 80 kb/s.
+    monkeypatch.setattr(setups, "onoff_burst_packets", lambda m: 1 / (1 - math.exp(-1 / m)))
+    bad = failed(setups.e_mtq_0(20.0, Context()))
+    assert bad == ["the source's burst rounding stays within 0.1 % of the nominal 80 kb/s"]
 
 
 def test_onoff_time_fraction_sd_by_simulation():
