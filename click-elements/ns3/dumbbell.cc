@@ -89,6 +89,53 @@ bool SetSpec(const std::string& value) {
 }
 uint16_t g_firstPort = 10000;
 
+// Each flow's receiving and sending applications.
+std::vector<Ptr<PacketSink>> g_sinks;
+std::vector<Ptr<BulkSendApplication>> g_senders;
+
+// ns-3 keeps a finished connection's endpoints for the rest of the run (the
+// receiver's listener and its connection in CLOSE_WAIT: the sink never
+// closes; the sender's in FIN_WAIT_2), and Ipv4EndPointDemux::Lookup scans
+// all of a node's endpoints for every packet: a run's time grew with the
+// square of its flows (E-THS-7's 600-s runs spent most of it in the lookup).
+// TcpSocketBase's own teardown of a closed socket frees them; it is
+// protected, so it is reached through a derived class.
+struct EndpointRelease : TcpSocketBase {
+  // Cancels the socket's timers and frees its endpoint; sends nothing.
+  static void Release(Ptr<Socket> socket) {
+    Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(socket);
+    if (tcp) ((*tcp).*(&EndpointRelease::DeallocateEndPoint))();
+  }
+};
+
+// A flow's endpoints go once none of its packets can still arrive: FIN_WAIT_2
+// and then none of its packets in the bottleneck and none sent out of it for
+// kReleaseAfter (the rest of the path, the 100 Mb/s links' 300-packet
+// buffers and the reverse path's ACKs, drains in well under that). A
+// packet arriving after the release would draw a RST instead of the ACK it
+// gets otherwise. Schedulers that starve a flow (NCQ, LAS in overload) hold
+// its retransmissions for seconds, hence the check on the bottleneck.
+const Time kReleaseAfter = Seconds(2);
+std::vector<uint32_t> g_queued;  // per flow: its packets in the bottleneck queue disc
+std::vector<Time> g_lastLeft;    // per flow: when one of them last left it
+
+void ReleaseFlow(uint32_t i) {
+  const Time now = Simulator::Now();
+  if (g_queued[i] > 0 || now - g_lastLeft[i] < kReleaseAfter) {
+    Simulator::Schedule(kReleaseAfter, &ReleaseFlow, i);
+    return;
+  }
+  EndpointRelease::Release(g_senders[i]->GetSocket());
+  for (const Ptr<Socket>& s : g_sinks[i]->GetAcceptedSockets()) EndpointRelease::Release(s);
+  g_sinks[i]->GetListeningSocket()->Close();  // a listener closes silently
+}
+
+// FIN_WAIT_2: the receiver has everything and acknowledged the FIN; neither
+// side sends again (the sink never closes its end).
+void OnSenderState(uint32_t i, TcpSocket::TcpStates_t, TcpSocket::TcpStates_t now) {
+  if (now == TcpSocket::FIN_WAIT_2) Simulator::Schedule(kReleaseAfter, &ReleaseFlow, i);
+}
+
 void OnRx(uint32_t i, Ptr<const Packet> p, const Address&) {
   Flow& f = g_flows[i];
   const double now = Simulator::Now().GetSeconds();
@@ -97,7 +144,10 @@ void OnRx(uint32_t i, Ptr<const Packet> p, const Address&) {
     f.last_progress = now;
   }
   f.received += p->GetSize();
-  if (f.done < 0 && f.received >= f.size) f.done = Simulator::Now().GetSeconds();
+  if (f.done < 0 && f.received >= f.size) {
+    f.done = Simulator::Now().GetSeconds();
+    g_senders[i]->GetSocket()->TraceConnectWithoutContext("State", MakeBoundCallback(&OnSenderState, i));
+  }
 }
 
 // The CBR flow: packets sent, dropped at the bottleneck, arrival times.
@@ -199,6 +249,21 @@ void OnSubflowPushOut(Ptr<const QueueDiscItem> item, const char*) {
   const int64_t flow = FlowOf(item);
   if (flow >= 0) SubflowLeave(uint32_t(flow));
 }
+
+// The bottleneck's packets of each flow, for the endpoints' release. An
+// item that is not one flow's TCP segment (a chunk) is not counted, so a
+// flow whose packets left in chunks is never released: it only costs time.
+void OnQueued(Ptr<const QueueDiscItem> item) {
+  const int64_t flow = FlowOf(item);
+  if (flow >= 0) ++g_queued[flow];
+}
+void OnLeft(Ptr<const QueueDiscItem> item) {
+  const int64_t flow = FlowOf(item);
+  if (flow < 0) return;
+  --g_queued[flow];
+  g_lastLeft[flow] = Simulator::Now();
+}
+void OnPushedOut(Ptr<const QueueDiscItem> item, const char*) { OnLeft(item); }
 
 // The probe transfer's congestion window: (time, bytes) at every change.
 std::vector<std::pair<double, uint32_t>> g_cwnd;
@@ -369,13 +434,16 @@ int main(int argc, char** argv) {
     const Flow& f = g_flows[i];
     PacketSinkHelper sinkHelper("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), f.port));
     ApplicationContainer sink = sinkHelper.Install(d.GetRight(f.dst));
-    sink.Start(Seconds(0));
+    // Listening from the flow's start: a node's endpoints are only the flows under way.
+    sink.Start(Seconds(f.start));
     sink.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnRx, i));
+    g_sinks.push_back(DynamicCast<PacketSink>(sink.Get(0)));
     BulkSendHelper send("ns3::TcpSocketFactory", InetSocketAddress(d.GetRightIpv4Address(f.dst), f.port));
     send.SetAttribute("MaxBytes", UintegerValue(f.size));
     send.SetAttribute("SendSize", UintegerValue(seg));
     ApplicationContainer app = send.Install(d.GetLeft(f.src));
     app.Start(Seconds(f.start));
+    g_senders.push_back(DynamicCast<BulkSendApplication>(app.Get(0)));
   }
   if (cbrRate > 0) {
     // OnOff's DataRate counts its payload: scaled so the IP packets make cbrRate.
@@ -404,6 +472,11 @@ int main(int argc, char** argv) {
     Simulator::Schedule(Seconds(probeStart) + NanoSeconds(1), &ConnectCwnd,
                         DynamicCast<BulkSendApplication>(app.Get(0)));
   }
+  g_queued.assign(g_flows.size(), 0);
+  g_lastLeft.assign(g_flows.size(), Seconds(0));
+  qd->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnQueued));
+  qd->TraceConnectWithoutContext("Dequeue", MakeCallback(&OnLeft));
+  qd->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&OnPushedOut));
   if (subflows) {
     g_th = 0;
     UintegerValue th;
