@@ -100,8 +100,10 @@ class FlowRecordTable {
   }
 
   // Delete every record for which pred(key, record) holds (the idle scan).
+  // Out of line, as grow(): the engine's per-packet loop inlines every
+  // call it can (engine.cc, core_broke()).
   template <typename Pred>
-  void erase_if(Pred pred) {
+  [[gnu::noinline]] void erase_if(Pred pred) {
     for (uint32_t i = 0; i <= mask_; ++i) {
       // A deletion may shift a later record of the cluster into slot i:
       // look at i again. Records only move backwards within their cluster,
@@ -177,7 +179,7 @@ class FlowRecordTable {
 
   // Twice the slots, every record rehashed into them (the fingerprints
   // change with the number of slots).
-  void grow() {
+  [[gnu::noinline]] void grow() {
     std::vector<Slot> old = std::move(slots_);
     const std::vector<uint8_t> old_ctrl = std::move(ctrl_);
     allocate(2 * old.size());
