@@ -168,3 +168,9 @@ def test_combined_loses_why_splits_the_worst_flow_by_cause():
     assert why.startswith("(8)'s worst flow f0 loses 4.18 %: 2.27 % to MTQ and 1.91 % to QTL")
     assert "under (1) MTQ 3.3 it loses 2.69 % (2.69 % to MTQ), that setting's worst flow 2.79 %" in why
     assert "MTQ 5 spares only 0.42 points" in why
+
+
+def test_chain_config_rate_is_table1s_unless_asked():
+    gs = mtq.groups(mtq.MODEL2_HOPS, 80, 10.0)
+    assert all("rate=80k," in s for s in mtq.chain_config(gs, 1.0, 1)["sources"])
+    assert all("rate=80.8k," in s for s in mtq.chain_config(gs, 1.0, 1, kbps=80.8)["sources"])

@@ -82,10 +82,11 @@ def groups(
     ]
 
 
-def chain_config(gs: list[Group], seconds: float, seed: int) -> dict:
-    """The engine configuration of one chain run: the groups' ON/OFF sources, three nodes, the classes."""
+def chain_config(gs: list[Group], seconds: float, seed: int, kbps: float = FLOW_KBPS) -> dict:
+    """The engine configuration of one chain run: the groups' ON/OFF sources (`kbps` mean rate per flow), three
+    nodes, the classes."""
     sources = [
-        f"onoff(flows={g.flows}, rate={FLOW_KBPS}k, size=200, on=exp(350ms), off=exp(650ms), cls={i}, hops={g.hops}, "
+        f"onoff(flows={g.flows}, rate={kbps:g}k, size=200, on=exp(350ms), off=exp(650ms), cls={i}, hops={g.hops}, "
         f"stop={seconds}s, seed={99 + seed + g.seed_offset})"
         for i, g in enumerate(gs)
         if g.flows > 0
@@ -106,8 +107,8 @@ def chain_config(gs: list[Group], seconds: float, seed: int) -> dict:
     }
 
 
-def run_chain(gs: list[Group], seconds: float, seed: int) -> ChainRun:
-    m = engine.run(chain_config(gs, seconds, seed))
+def run_chain(gs: list[Group], seconds: float, seed: int, kbps: float = FLOW_KBPS) -> ChainRun:
+    m = engine.run(chain_config(gs, seconds, seed, kbps))
     out = ChainRun({}, {}, {}, {}, {}, [], [])
     for g, c in zip(gs, m["classes"], strict=True):
         sent = max(c["offered"], 1)
@@ -261,12 +262,24 @@ def e_mtq_2(seconds: float, ctx: Context) -> Outcome:
             )
     m1 = runs["model 1, D=10"]
     loss16 = m1[16.0].network_loss["g0"]
+    held = abs(loss16 - 0.02) <= 0.25 * 0.02
+    why = None
+    if not held:
+        heavier = run_chain(scenario_groups("model 1, D=10", mtq_ms=16.0), seconds, ctx.seed, kbps=1.01 * FLOW_KBPS)
+        why = (
+            "At MTQ 16 ms only the 200-packet buffers discard, and their overflow at 96 % is steep in the load: with "
+            f"every flow at {1.01 * FLOW_KBPS:g} kb/s (1 % more) group 0 loses {pct(heavier.network_loss['g0'])} % "
+            f"against {pct(loss16)} % at Table 1's 80 kb/s, which our ON/OFF sources offer exactly (ns-2's burst "
+            "rule). The published ≈ 2 % lies within about 1 % of load of ours; what gives the seed's queues that "
+            "margin (its run length and seeds are NOT IN SEEDS) is not established."
+        )
     o.check(
         "group-0 network loss ≈ 2 % at MTQ = 16 ms",
-        abs(loss16 - 0.02) <= 0.25 * 0.02,
+        held,
         f"{pct(loss16)} %",
         published="≈ 2 %",
         tolerance="±25 %",
+        why=why,
     )
     above = (m1[1.8].network_loss["g0"] - m1[16.0].network_loss["g0"]) / (16.0 - 1.8)
     below = (m1[0.4].network_loss["g0"] - m1[1.8].network_loss["g0"]) / (1.8 - 0.4)
@@ -578,12 +591,26 @@ def e_mtq_7(seconds: float, ctx: Context) -> Outcome:
             ]
         )
     none = res["(0) none"]
+    heavier = None  # the same run with every flow 1 % faster, when a check needs it
     for flow, pub in (("f0-1", 0.50), ("f1-1", 0.40)):
+        held = none.eplr[flow] > pub
+        why = None
+        if not held:
+            if heavier is None:
+                heavier = run_chain(subgroups(*MTQ7_CASES["(0) none"]), seconds, ctx.seed, kbps=1.01 * FLOW_KBPS)
+            why = (
+                f"Without a mechanism the EPLR at 96 % is steep in the load: with every flow at {1.01 * FLOW_KBPS:g} "
+                f"kb/s (1 % more) {flow}'s is {pct(heavier.eplr[flow])} % against {pct(none.eplr[flow])} % at Table "
+                "1's 80 kb/s, which our ON/OFF sources offer exactly (ns-2's burst rule). The published value lies "
+                "within about 1 % of load of ours; what gives the seed's queues that margin (its run length and "
+                "seeds are NOT IN SEEDS) is not established."
+            )
         o.check(
             f"without mechanism {flow} EPLR > {pub:.0%}",
-            none.eplr[flow] > pub,
+            held,
             f"{pct(none.eplr[flow])} %",
             published=f"> {pub:.0%}",
+            why=why,
         )
     mtq_only = {c: res[c].worst for c in list(MTQ7_CASES)[1:5]}
     best = min(mtq_only, key=mtq_only.get)
