@@ -705,7 +705,7 @@ def e_mtq_8(seconds: float, ctx: Context) -> Outcome:
         " points in all (MTQ 5 discards less than 3.3 on their one- and two-node paths, whose 10–20 ms budgets allow "
         "it), so the averages differ by "
         f"{100 * abs(avg['(2) MTQ 3.3'] - avg['(4) MTQ 5 + QTL 10']):.2f} points: a near tie the seed's figure "
-        "resolves for (2) and ours, with these loads and ON/OFF process, for (4) — by 0.03–0.05 points at every one "
+        "resolves for (2) and ours, with these loads and ON/OFF process, for (4) — by 0.05–0.07 points at every one "
         "of seeds 1–6 (300 s each).",
     )
     g0 = {c: r.eplr["f0"] for c, r in cases.items()}
