@@ -322,8 +322,8 @@ def e_mtq_2(seconds: float, ctx: Context) -> Outcome:
             f"{pcts(m2[v].eplr[g] for v in valley)} %: flat up to 5 ms — below it only MTQ discards count, and fewer "
             "at one node leave a longer queue at the next — and steep beyond, where the seed puts the optimum "
             f"(10/2). The minimum at {best:g} ms is {100 * (m2[5.0].eplr[g] - m2[best].eplr[g]):.2f} points below "
-            "5 ms's; over seeds 1–5 g1's minimum fell at 4–5 ms and g2's at 3.6–5 ms, so a flat valley's argmin "
-            "decides the check, not a shifted knee.",
+            "5 ms's; a flat valley's argmin decides the check, not a shifted knee (over seeds 1–5, 300 s, both "
+            "minima fell at 4.5–5 ms).",
         )
     d20 = runs["model 2, D=20"]
     span = {
