@@ -190,6 +190,9 @@ def test_ths11_every_scheduler_sees_the_same_transfers(wlan_results):
     assert len(set(done.values())) == 1
     completed, total = next(iter(done.values())).split("/")
     assert completed == total and int(total) > 100
+    # Each run's AP: its drop share and high-water, bounded by the 30-packet buffer of Table A.1.
+    for row in r["table"]["rows"]:
+        assert 0 <= float(row[11]) < 100 and 0 < int(row[12]) <= 30
     assert all(c["published"] for c in r["checks"])
 
 

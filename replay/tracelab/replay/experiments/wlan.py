@@ -516,6 +516,19 @@ def e_ths_10(scale: tuple[float, tuple[int, ...], tuple[str, ...]], ctx: Context
             published="degenerates to FIFO",
             tolerance="both strongly unfair, within ×10",
         )
+
+    def loss_asymmetry(name: str, bs: Iterable[int]) -> str:
+        return (
+            "; ".join(
+                f"@{b}: the AP drops {100 * fair[b, name].loss_up:.1f} % of the uploads' ACKs and "
+                f"{100 * fair[b, name].loss_down:.1f} % of the downloads' data, the uploads keep windows of "
+                f"{fair[b, name].window_up:.1f} segments, the downloads {fair[b, name].window_down:.1f}"
+                for b in bs
+            )
+            + ": a lost ACK costs an upload nothing (the next cumulative ACK covers it) while a lost data "
+            "packet halves a download's window, so dropping both directions alike favours the uploads."
+        )
+
     for name in ("LASACK", "LARS"):
         if have(name):
             o.check(
@@ -524,6 +537,7 @@ def e_ths_10(scale: tuple[float, tuple[int, ...], tuple[str, ...]], ctx: Context
                 ratios([name], buffers),
                 published="fair sharing (Fig. 6.2)",
                 tolerance=f"up/down in [{PERFECTLY_FAIR[0]:g}, {PERFECTLY_FAIR[1]:g}]",
+                why=loss_asymmetry(name, [b for b in buffers if not within(fair[b, name].ratio, PERFECTLY_FAIR)]),
             )
     for name in ("PEFD", "EFDACK"):
         if have(name) and above20:
@@ -533,15 +547,7 @@ def e_ths_10(scale: tuple[float, tuple[int, ...], tuple[str, ...]], ctx: Context
                 ratios([name], above20),
                 published="good level of fairness above 20 packets",
                 tolerance=f"up/down in [{FAIR[0]:g}, {FAIR[1]:g}]",
-                why="; ".join(
-                    f"@{b}: the AP drops {100 * fair[b, name].loss_up:.1f} % of the uploads' ACKs and "
-                    f"{100 * fair[b, name].loss_down:.1f} % of the downloads' data, the uploads keep windows of "
-                    f"{fair[b, name].window_up:.1f} segments, the downloads {fair[b, name].window_down:.1f}"
-                    for b in above20
-                    if not within(fair[b, name].ratio, FAIR)
-                )
-                + ": a lost ACK costs an upload nothing (the next cumulative ACK covers it) while a lost data "
-                "packet halves a download's window, so dropping both directions alike favours the uploads.",
+                why=loss_asymmetry(name, [b for b in above20 if not within(fair[b, name].ratio, FAIR)]),
             )
             others = [n for n in ("FIFO", "SCFQ") if have(n)]
             if others:
@@ -681,6 +687,17 @@ def e_ths_12_long_lived(o: Outcome, scale: tuple[float, tuple[int, ...], tuple[s
             ),
             published="strongly reduced download loss, better fairness (Figs. 7.2–7.3)",
             tolerance="loss ≤ ½, ratio closer to 1",
+            why="; ".join(
+                f"{s}@{b}: the uploads' ACK loss {100 * p.loss_up:.1f}→{100 * y.loss_up:.1f} %, the downloads' data "
+                f"loss {100 * p.loss_down:.2f}→{100 * y.loss_down:.2f} %, their windows {p.window_down:.1f}→"
+                f"{y.window_down:.1f} segments"
+                for b in buffers
+                for s in sensitive
+                for p, y in [(fair["packets", b, s], fair["bytes", b, s])]
+                if not (y.loss_down <= 0.5 * p.loss_down and closer_to_one(p.ratio, y.ratio))
+            )
+            + ": counted in bytes a 52-B ACK no longer takes a full-size slot, so byte mode relieves the uploads' "
+            "ACKs as well as the downloads' data, and where it relieves the ACKs more the uploads gain more.",
         )
     insensitive = [s for s in GRANULARITY_INSENSITIVE if s in schedulers]
     if insensitive:
@@ -725,7 +742,7 @@ def e_ths_12_long_lived(o: Outcome, scale: tuple[float, tuple[int, ...], tuple[s
                     for x in [fair[mode, b, s]]
                 )
                 + ": as in E-THS-10, a lost ACK costs an upload nothing and a lost data packet halves a "
-                "download's window, so a scheduler that drops from both directions leaves the uploads ahead.",
+                "download's window, so the uploads stay ahead wherever the AP drops the downloads' data.",
             )
 
 
