@@ -1,4 +1,4 @@
-"""The thesis's WLAN experiments (E-THS-9, E-THS-10, E-THS-12): the analytic
+"""The thesis's WLAN experiments (E-THS-9..12): the analytic
 parts by hand, and the --quick runs of the ns-3 scenario where it is built."""
 
 from __future__ import annotations
@@ -119,10 +119,16 @@ def test_mixed_split_and_means_by_hand():
 
 
 def test_registry_scales_name_known_schedulers():
-    for name in ("E-THS-10", "E-THS-12"):
-        e = EXPERIMENTS[name]
-        for seconds, buffers, schedulers in (e.full, e.quick):
-            assert seconds > 0 and buffers and set(schedulers) <= set(wlan.LONG_LIVED_SCHEDULERS)
+    e10, e12 = EXPERIMENTS["E-THS-10"], EXPERIMENTS["E-THS-12"]
+    for seconds, buffers, schedulers in (e10.full, e10.quick, e12.full[0], e12.quick[0]):
+        assert seconds > 0 and buffers and set(schedulers) <= set(wlan.LONG_LIVED_SCHEDULERS)
+    # E-THS-12's mixed part runs as long as E-THS-11's, so their Table A.1 packet-mode runs are the same.
+    for (seconds, drain, schedulers), (seconds11, drain11, _, _) in (
+        (e12.full[1], EXPERIMENTS["E-THS-11"].full),
+        (e12.quick[1], EXPERIMENTS["E-THS-11"].quick),
+    ):
+        assert (seconds, drain) == (seconds11, drain11) and "FIFO" in schedulers
+        assert set(schedulers) <= set(wlan.LONG_LIVED_SCHEDULERS)
     e = EXPERIMENTS["E-THS-11"]
     for seconds, _, tables, schedulers in (e.full, e.quick):
         assert seconds > 0 and set(tables) <= set(wlan.MIXED_TABLES) and "FIFO" in schedulers
@@ -176,9 +182,39 @@ def test_ths12_analytic_check_and_lasack_insensitive(wlan_results):
     assert verdict(r, "5 · (43/2) · 40 B") == "held"
     assert verdict(r, "LASACK insensitive") == "held"
     # Byte mode makes FIFO fairer (the uploads' ACKs no longer take full slots).
-    fifo = next(row for row in r["table"]["rows"] if row[1] == "FIFO")
-    packets, bytes_ = (float(x) for x in fifo[2].split(" → "))
+    fifo = next(row for row in r["table"]["rows"] if row[0] == "long-lived" and row[2] == "FIFO")
+    packets, bytes_ = (float(x) for x in fifo[3].split(" → "))
     assert bytes_ < packets
+
+
+def test_ths12_mixed_byte_buffer_is_30_packets_of_1500_bytes():
+    assert long_lived_spec("SCFQ", 30, "bytes") == "scfq(capacity=45000, granularity=bytes)"
+    ratio, buffer, load, _ = wlan.MIXED_TABLES[wlan.MIXED_GRANULARITY_TABLE]
+    assert (ratio, buffer, load) == (1, 30, 10e6)
+    # The packet-mode spec is E-THS-11's, so the run cache serves both experiments.
+    for s in wlan.MIXED_SCHEDULERS:
+        assert long_lived_spec(s, buffer, "packets") == mixed_spec(s, buffer)
+
+
+@NS3_SKIP
+def test_ths12_mixed_rows_and_checks(wlan_results):
+    r = wlan_results["E-THS-12"]
+    mixed = {row[2]: row for row in r["table"]["rows"] if row[0] == "mixed"}
+    assert set(mixed) == {"FIFO", "LASACK"}
+    for row in mixed.values():
+        assert row[1] == "30"
+        # Download loss in % and each direction's short-transfer mean in seconds, packets → bytes.
+        for cell, bound in ((row[4], 100), (row[6], 5), (row[7], 5)):
+            packets, bytes_ = (float(x) for x in cell.split(" → "))
+            assert 0 <= packets <= bound and 0 <= bytes_ <= bound
+    # The packet-mode FIFO run is E-THS-11's: the same short-transfer means.
+    e11 = next(row for row in wlan_results["E-THS-11"]["table"]["rows"] if row[:2] == ["A.1", "FIFO"])
+    assert mixed["FIFO"][6].split(" → ")[0] == e11[2] and mixed["FIFO"][7].split(" → ")[0] == e11[6]
+    for prefix in ("mixed, bytes: download loss lower", "mixed: LASACK insensitive"):
+        check = next(c for c in r["checks"] if c["name"].startswith(prefix))
+        assert check["published"] and check["tolerance"] and check["measured"]
+        # A failed check carries the run's figures and the traced cause.
+        assert check["verdict"] == "held" or "ns-3's cell" in check["why"]
 
 
 @NS3_SKIP

@@ -336,17 +336,18 @@ EXPERIMENTS: dict[str, Experiment] = {
             170,
             20,
         ),
-        # Alone; after E-THS-10 in the same output directory it reuses E-THS-10's packet-mode runs.
+        # ((long-lived: seconds, buffers, schedulers), (mixed Table A.1: seconds of arrivals, of drain,
+        # schedulers)). After E-THS-10 and E-THS-11 in the same output directory it reuses their packet-mode runs.
         Experiment(
             "E-THS-12",
-            "Buffer granularity ([003] ch.7, Figs. 7.2–7.3)",
+            "Buffer granularity ([003] ch.7, Figs. 7.2–7.5)",
             CLOSED,
             NS3,
             wlan.e_ths_12,
-            (8.0, (30, 70), tuple(wlan.LONG_LIVED_SCHEDULERS)),
-            (8.0, (30,), ("FIFO", "LASACK")),
-            168,
-            24,
+            ((8.0, (30, 70), tuple(wlan.LONG_LIVED_SCHEDULERS)), (30.0, 10.0, tuple(wlan.LONG_LIVED_SCHEDULERS))),
+            ((8.0, (30,), ("FIFO", "LASACK")), (20.0, 10.0, ("FIFO", "LASACK"))),
+            307,
+            37,
         ),
         Experiment(
             "E-THS-13",
