@@ -94,12 +94,12 @@ std::vector<Ptr<PacketSink>> g_sinks;
 std::vector<Ptr<BulkSendApplication>> g_senders;
 
 // ns-3 keeps a finished connection's endpoints for the rest of the run (the
-// receiver's listener and its connection in CLOSE_WAIT: the sink never
-// closes; the sender's in FIN_WAIT_2), and Ipv4EndPointDemux::Lookup scans
-// all of a node's endpoints for every packet: a run's time grew with the
-// square of its flows (E-THS-7's 600-s runs spent most of it in the lookup).
-// TcpSocketBase's own teardown of a closed socket frees them; it is
-// protected, so it is reached through a derived class.
+// sink's listener; the sender's in TIME_WAIT, 240 s), and
+// Ipv4EndPointDemux::Lookup scans all of a node's endpoints for every
+// packet: a run's time grew with the square of its flows (E-THS-7's 600-s
+// runs spent most of it in the lookup). TcpSocketBase's own teardown of a
+// closed socket frees them; it is protected, so it is reached through a
+// derived class.
 struct EndpointRelease : TcpSocketBase {
   // Cancels the socket's timers and frees its endpoint; sends nothing.
   static void Release(Ptr<Socket> socket) {
@@ -108,13 +108,15 @@ struct EndpointRelease : TcpSocketBase {
   }
 };
 
-// A flow's endpoints go once none of its packets can still arrive: FIN_WAIT_2
-// and then none of its packets in the bottleneck and none sent out of it for
-// kReleaseAfter (the rest of the path, the 100 Mb/s links' 300-packet
-// buffers and the reverse path's ACKs, drains in well under that). A
-// packet arriving after the release would draw a RST instead of the ACK it
-// gets otherwise. Schedulers that starve a flow (NCQ, LAS in overload) hold
-// its retransmissions for seconds, hence the check on the bottleneck.
+// A flow's endpoints go once nothing can reach them any more: the
+// receiver's connection is CLOSED (the sink closes on the sender's FIN; its
+// FIN acknowledged or given up on, so it sends nothing more), then none of
+// the flow's packets is in the bottleneck or left it in the last
+// kReleaseAfter (the rest of the path drains in well under that). A late
+// packet would otherwise meet no endpoint and draw a RST: the sender's
+// TIME_WAIT ignores the receiver's retransmitted FINs, the listener a late
+// duplicate. Schedulers that starve a flow (NCQ, LAS in overload) hold its
+// retransmissions for seconds, hence the check on the bottleneck.
 const Time kReleaseAfter = Seconds(2);
 std::vector<uint32_t> g_queued;  // per flow: its packets in the bottleneck queue disc
 std::vector<Time> g_lastLeft;    // per flow: when one of them last left it
@@ -126,14 +128,11 @@ void ReleaseFlow(uint32_t i) {
     return;
   }
   EndpointRelease::Release(g_senders[i]->GetSocket());
-  for (const Ptr<Socket>& s : g_sinks[i]->GetAcceptedSockets()) EndpointRelease::Release(s);
   g_sinks[i]->GetListeningSocket()->Close();  // a listener closes silently
 }
 
-// FIN_WAIT_2: the receiver has everything and acknowledged the FIN; neither
-// side sends again (the sink never closes its end).
-void OnSenderState(uint32_t i, TcpSocket::TcpStates_t, TcpSocket::TcpStates_t now) {
-  if (now == TcpSocket::FIN_WAIT_2) Simulator::Schedule(kReleaseAfter, &ReleaseFlow, i);
+void OnReceiverState(uint32_t i, TcpSocket::TcpStates_t, TcpSocket::TcpStates_t now) {
+  if (now == TcpSocket::CLOSED) Simulator::Schedule(kReleaseAfter, &ReleaseFlow, i);
 }
 
 void OnRx(uint32_t i, Ptr<const Packet> p, const Address&) {
@@ -146,7 +145,8 @@ void OnRx(uint32_t i, Ptr<const Packet> p, const Address&) {
   f.received += p->GetSize();
   if (f.done < 0 && f.received >= f.size) {
     f.done = Simulator::Now().GetSeconds();
-    g_senders[i]->GetSocket()->TraceConnectWithoutContext("State", MakeBoundCallback(&OnSenderState, i));
+    for (const Ptr<Socket>& s : g_sinks[i]->GetAcceptedSockets())
+      s->TraceConnectWithoutContext("State", MakeBoundCallback(&OnReceiverState, i));
   }
 }
 
