@@ -283,10 +283,10 @@ EXPERIMENTS: dict[str, Experiment] = {
         Experiment(
             "E-THS-3", "Flow-table size, open loop ([003] Table 4.1)", OPEN, ENGINE, runs.e_ths_3, 1000.0, 100.0, 5, 1
         ),
-        Experiment("E-THS-4", "Response times ([003] Table 4.2)", CLOSED, NS3, cl.e_ths_4, 200.0, 60.0, 125, 20),
+        Experiment("E-THS-4", "Response times ([003] Table 4.2)", CLOSED, NS3, cl.e_ths_4, 200.0, 60.0, 67, 20),
         # Alone; after E-THS-4 in the same output directory it reuses E-THS-4's runs and takes no time.
         Experiment("E-THS-5", "Lock-outs ([003] Fig. 4.11)", CLOSED, NS3, cl.e_ths_5, 200.0, 60.0, 25, 8),
-        Experiment("E-THS-6", "CBR protection ([003] Figs. 4.12–4.13)", CLOSED, NS3, cl.e_ths_6, 120.0, 40.0, 150, 33),
+        Experiment("E-THS-6", "CBR protection ([003] Figs. 4.12–4.13)", CLOSED, NS3, cl.e_ths_6, 120.0, 40.0, 85, 33),
         # (seconds of arrivals, warm-up discarded)
         Experiment(
             "E-THS-7",
@@ -296,7 +296,7 @@ EXPERIMENTS: dict[str, Experiment] = {
             cl.e_ths_7,
             (600.0, 60.0),
             (200.0, 20.0),
-            135,
+            87,
             44,
         ),
         Experiment(
@@ -307,7 +307,7 @@ EXPERIMENTS: dict[str, Experiment] = {
             cl.e_ths_8,
             (1000.0, 100.0),
             (200.0, 20.0),
-            65,
+            55,
             13,
         ),
         # seconds of the transfer alone, each way
