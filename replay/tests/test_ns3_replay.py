@@ -238,3 +238,21 @@ def test_e_ths_16_quick_records_ns3_and_holds_the_tables(tmp_path):
     # Every bulk TCP connection completes within the drain (rows: model, load,
     # scheduler, connections, unfinished, ...; cells as written in the report).
     assert len(rows) == 25 and all(int(row[4]) == 0 for row in rows if row[0] != "apps/udp")
+
+
+def test_packets_queued_at_the_end_are_counted_not_lost(model_path, tmp_path):
+    # No drain after an overload: the bottleneck still holds packets when the run stops. ns-3
+    # counts them (queued_at_end); they have no packet row, so no class, but the overall and
+    # per-node figures include them and the conservation check holds instead of refusing the run.
+    out = tmp_path / "out"
+    args = ["ns3", str(model_path), "--element", "fifo(capacity=30)", "--rate", "10M", "--load", "1.2"]
+    args += ["--duration", "2s", "--drain", "0s", "--seed", "3", "--transfer", "udp", "-o", str(out), "-q"]
+    assert main(args) == 0
+    m = json.loads((out / "metrics.json").read_text())
+    o = m["overall"]
+    summary = json.loads((out / "ns3" / "summary.json").read_text())
+    queued = sum(summary["bottleneck"][d]["queued_at_end"] for d in ("upload", "download"))
+    assert o["queued_end"] == queued > 0
+    assert o["offered"] == o["delivered"] + o["dropped_total"] + o["queued_end"]
+    assert o["offered"] == sum(k["offered"] for k in m["classes"]) + queued == sum(n["offered"] for n in m["nodes"])
+    assert sum(n["queued_end"] for n in m["nodes"]) == queued
