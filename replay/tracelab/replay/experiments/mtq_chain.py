@@ -82,9 +82,10 @@ def groups(
     ]
 
 
-def chain_config(gs: list[Group], seconds: float, seed: int, kbps: float = FLOW_KBPS) -> dict:
-    """The engine configuration of one chain run: the groups' ON/OFF sources (`kbps` mean rate per flow), three
-    nodes, the classes."""
+def chain_config(gs: list[Group], seconds: float, seed: int, kbps: float | None = None) -> dict:
+    """The engine configuration of one chain run: the groups' ON/OFF sources (`kbps` mean rate per flow,
+    FLOW_KBPS unless given, read at the call), three nodes, the classes."""
+    kbps = FLOW_KBPS if kbps is None else kbps
     sources = [
         f"onoff(flows={g.flows}, rate={kbps:g}k, size=200, on=exp(350ms), off=exp(650ms), cls={i}, hops={g.hops}, "
         f"stop={seconds}s, seed={99 + seed + g.seed_offset})"
@@ -107,7 +108,7 @@ def chain_config(gs: list[Group], seconds: float, seed: int, kbps: float = FLOW_
     }
 
 
-def run_chain(gs: list[Group], seconds: float, seed: int, kbps: float = FLOW_KBPS) -> ChainRun:
+def run_chain(gs: list[Group], seconds: float, seed: int, kbps: float | None = None) -> ChainRun:
     m = engine.run(chain_config(gs, seconds, seed, kbps))
     out = ChainRun({}, {}, {}, {}, {}, [], [])
     for g, c in zip(gs, m["classes"], strict=True):
