@@ -76,12 +76,16 @@ struct Conn {
   bool udp = false;
   double start = 0;
   std::vector<Train> trains;
-  uint64_t bytes[2] = {0, 0};      // scheduled, per sending side
-  uint64_t delivered[2] = {0, 0};  // received, per sending side
-  size_t current = 0;              // the train being sent (TCP)
-  uint64_t got = 0;                // bytes of the current train received
-  uint64_t pending[2] = {0, 0};    // bytes a side still has to hand its socket
-  Ptr<Socket> sock[2];             // client's, server's
+  uint64_t bytes[2] = {0, 0};       // scheduled, per sending side
+  uint64_t delivered[2] = {0, 0};   // received, per sending side
+  size_t current = 0;               // the train being sent (TCP)
+  uint64_t got = 0;                 // bytes of the current train received
+  uint64_t pending[2] = {0, 0};     // bytes a side still has to hand its socket
+  Ptr<Socket> sock[2];              // client's, server's
+  Ptr<Socket> listener;             // TCP: the server's, from the connection's start
+  bool silent[2] = {false, false};  // TCP: the socket is in TIME_WAIT or CLOSED
+  uint32_t queued = 0;              // its packets in the bottleneck queue discs
+  Time lastLeft;                    // when one of them last left one
   double done = -1;
 };
 
@@ -93,6 +97,58 @@ Time g_udpGap;
 bool SetSpec(const std::string& value) {  // the whole value (CommandLine stops at a space)
   g_spec = value;
   return true;
+}
+
+// --- freeing a finished connection's endpoints ---------------------------------
+
+// ns-3 keeps a finished connection's endpoints for the rest of the run (the
+// listener; both sockets, closed at completion, in TIME_WAIT for 240 s),
+// and Ipv4EndPointDemux::Lookup scans all of a node's endpoints for every
+// packet: a run's time grew with the square of its connections (a 260-s
+// overloaded run spent 77 % of it in the lookup). Listeners are therefore
+// created at the connection's start, and a connection's endpoints go once
+// nothing can reach them any more: both TCP sockets silent (TIME_WAIT
+// ignores whatever arrives, CLOSED has freed its own endpoint; FIN_WAIT,
+// CLOSING and LAST_ACK still send), or a UDP flow's last datagram sent;
+// then none of the connection's packets in either bottleneck queue disc or
+// having left one in the last kReleaseAfter (the access links drain in well
+// under that). A late packet would otherwise meet no endpoint and draw a
+// TCP RST or an ICMP port unreachable, and the listener would take a late
+// duplicate SYN for a new connection. Schedulers that starve a connection
+// (LAS in overload) hold its packets for seconds, hence the check on the
+// bottleneck.
+const Time kReleaseAfter = Seconds(2);
+
+// TcpSocketBase's own teardown of a closed socket frees its endpoint; it is
+// protected, so it is reached through a derived class.
+struct EndpointRelease : TcpSocketBase {
+  // Cancels the socket's timers and frees its endpoint; sends nothing.
+  static void Release(Ptr<Socket> socket) {
+    Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(socket);
+    if (tcp) ((*tcp).*(&EndpointRelease::DeallocateEndPoint))();
+  }
+};
+
+void ReleaseConn(Conn* c) {
+  const Time now = Simulator::Now();
+  if (c->queued > 0 || now - c->lastLeft < kReleaseAfter) {
+    Simulator::Schedule(kReleaseAfter, &ReleaseConn, c);
+    return;
+  }
+  if (c->udp) {
+    c->sock[0]->Close();
+    c->sock[1]->Close();
+    return;
+  }
+  EndpointRelease::Release(c->sock[0]);
+  EndpointRelease::Release(c->sock[1]);
+  c->listener->Close();  // a listener closes silently
+}
+
+void OnTcpState(Conn* c, int side, TcpSocket::TcpStates_t, TcpSocket::TcpStates_t now) {
+  if (c->silent[side] || (now != TcpSocket::TIME_WAIT && now != TcpSocket::CLOSED)) return;
+  c->silent[side] = true;
+  if (c->silent[1 - side]) Simulator::Schedule(kReleaseAfter, &ReleaseConn, c);
 }
 
 // --- TCP: trains in turn over one connection -----------------------------------
@@ -141,6 +197,7 @@ void Bind(Conn* c, int side, Ptr<Socket> s) {
   c->sock[side] = s;
   s->SetRecvCallback(MakeBoundCallback(&OnTcpRecv, c, side));
   s->SetSendCallback(MakeBoundCallback(&OnSendRoom, c, side));
+  s->TraceConnectWithoutContext("State", MakeBoundCallback(&OnTcpState, c, side));
 }
 
 bool AcceptAll(Ptr<Socket>, const Address&) { return true; }
@@ -156,12 +213,19 @@ void OnConnected(Conn* c, Ptr<Socket>) {
 
 void OnConnectFailed(Conn*, Ptr<Socket>) {}
 
-void OpenTcp(Conn* c, Ptr<Node> client, Ipv4Address server) {
+// The server listens from the connection's start: a node's endpoints are
+// only the connections under way.
+void OpenTcp(Conn* c, Ptr<Node> client, Ptr<Node> server, Ipv4Address serverAddr) {
+  const uint16_t port = uint16_t(kFirstPort + c->id);
+  c->listener = Socket::CreateSocket(server, TcpSocketFactory::GetTypeId());
+  c->listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), port));
+  c->listener->Listen();
+  c->listener->SetAcceptCallback(MakeCallback(&AcceptAll), MakeBoundCallback(&OnAccepted, c));
   Ptr<Socket> s = Socket::CreateSocket(client, TcpSocketFactory::GetTypeId());
   Bind(c, 0, s);
   s->SetConnectCallback(MakeBoundCallback(&OnConnected, c), MakeBoundCallback(&OnConnectFailed, c));
   s->Bind();
-  s->Connect(InetSocketAddress(server, uint16_t(kFirstPort + c->id)));
+  s->Connect(InetSocketAddress(serverAddr, port));
 }
 
 // --- UDP: trains on the sender's own clock ---------------------------------------
@@ -174,6 +238,20 @@ void OnUdpRecv(Conn* c, int side, Ptr<Socket> s) {
   }
 }
 
+// Both parties' sockets, bound from the flow's start.
+void OpenUdp(Conn* c, Ptr<Node> client, Ptr<Node> server, Ipv4Address serverAddr) {
+  const uint16_t port = uint16_t(kFirstPort + c->id);
+  for (int side = 0; side < 2; ++side) {
+    Ptr<Socket> s = Socket::CreateSocket(side ? server : client, UdpSocketFactory::GetTypeId());
+    s->Bind(InetSocketAddress(Ipv4Address::GetAny(), port));
+    s->SetRecvCallback(MakeBoundCallback(&OnUdpRecv, c, side));
+    c->sock[side] = s;
+  }
+  const Ipv4Address clientAddr = client->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
+  c->sock[0]->Connect(InetSocketAddress(serverAddr, port));
+  c->sock[1]->Connect(InetSocketAddress(clientAddr, port));
+}
+
 void SendDatagrams(Conn* c, size_t train, uint64_t left) {
   const Train& t = c->trains[train];
   const uint32_t n = uint32_t(std::min<uint64_t>(left, kUdpPayload));
@@ -183,6 +261,8 @@ void SendDatagrams(Conn* c, size_t train, uint64_t left) {
     Simulator::Schedule(g_udpGap, &SendDatagrams, c, train, left);
   } else if (train + 1 < c->trains.size()) {
     Simulator::Schedule(Seconds(c->trains[train + 1].think), &SendDatagrams, c, train + 1, c->trains[train + 1].bytes);
+  } else {
+    Simulator::Schedule(kReleaseAfter, &ReleaseConn, c);  // the flow sends nothing more
   }
 }
 
@@ -246,6 +326,32 @@ void OnDroppedQueued(int dir, Ptr<const QueueDiscItem> item, const char* why) {
   if (g_pending[dir].item == item) g_pending[dir].item = nullptr;  // not served after all
   Flush(dir);
   Row(dir, Classify(item, dir), item->GetTimeStamp().GetSeconds(), why, -1);
+}
+
+// Each connection's packets in the bottleneck, for the endpoints' release.
+// A packet of connection i carries the server's port kFirstPort + i: the
+// destination on uploads, the source on downloads (the client's TCP port is
+// ephemeral). The port is read from the segment's first bytes, which
+// allocates nothing. A pushed-out item leaves through Dequeue too.
+Conn* ConnOf(Ptr<const QueueDiscItem> item, int dir) {
+  Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+  if (!ip || (ip->GetHeader().GetProtocol() != 6 && ip->GetHeader().GetProtocol() != 17)) return nullptr;
+  uint8_t ports[4];  // source and destination port, big-endian
+  if (ip->GetPacket()->CopyData(ports, sizeof ports) != sizeof ports) return nullptr;
+  const uint32_t port = dir == 0 ? uint32_t(ports[2]) << 8 | ports[3] : uint32_t(ports[0]) << 8 | ports[1];
+  if (port < kFirstPort || port - kFirstPort >= g_conns.size()) return nullptr;
+  return &g_conns[port - kFirstPort];
+}
+
+void OnQueued(int dir, Ptr<const QueueDiscItem> item) {
+  if (Conn* c = ConnOf(item, dir)) ++c->queued;
+}
+
+void OnLeft(int dir, Ptr<const QueueDiscItem> item) {
+  if (Conn* c = ConnOf(item, dir)) {
+    --c->queued;
+    c->lastLeft = Simulator::Now();
+  }
 }
 
 // --- the schedule ------------------------------------------------------------------
@@ -444,28 +550,19 @@ int main(int argc, char** argv) {
     qd[dir]->TraceConnectWithoutContext("Dequeue", MakeBoundCallback(&OnDequeued, dir));
     qd[dir]->TraceConnectWithoutContext("DropBeforeEnqueue", MakeBoundCallback(&OnRefused, dir));
     qd[dir]->TraceConnectWithoutContext("DropAfterDequeue", MakeBoundCallback(&OnDroppedQueued, dir));
+    qd[dir]->TraceConnectWithoutContext("Enqueue", MakeBoundCallback(&OnQueued, dir));
+    qd[dir]->TraceConnectWithoutContext("Dequeue", MakeBoundCallback(&OnLeft, dir));
   }
 
+  // A UDP flow's first datagram is scheduled here, after its sockets' opening
+  // (same time when its think time is 0: the opening goes first).
   for (Conn& c : g_conns) {
-    const uint16_t port = uint16_t(kFirstPort + c.id);
     Ptr<Node> client = clientNodes.Get(c.client), server = serverNodes.Get(c.server);
     if (c.udp) {
-      for (int side = 0; side < 2; ++side) {
-        Ptr<Socket> s = Socket::CreateSocket(side ? server : client, UdpSocketFactory::GetTypeId());
-        s->Bind(InetSocketAddress(Ipv4Address::GetAny(), port));
-        s->SetRecvCallback(MakeBoundCallback(&OnUdpRecv, &c, side));
-        c.sock[side] = s;
-      }
-      const Ipv4Address clientAddr = client->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
-      c.sock[0]->Connect(InetSocketAddress(serverAddr[c.server], port));
-      c.sock[1]->Connect(InetSocketAddress(clientAddr, port));
+      Simulator::Schedule(Seconds(c.start), &OpenUdp, &c, client, server, serverAddr[c.server]);
       Simulator::Schedule(Seconds(c.start + c.trains[0].think), &SendDatagrams, &c, size_t(0), c.trains[0].bytes);
     } else {
-      Ptr<Socket> listener = Socket::CreateSocket(server, TcpSocketFactory::GetTypeId());
-      listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), port));
-      listener->Listen();
-      listener->SetAcceptCallback(MakeCallback(&AcceptAll), MakeBoundCallback(&OnAccepted, &c));
-      Simulator::Schedule(Seconds(c.start), &OpenTcp, &c, client, serverAddr[c.server]);
+      Simulator::Schedule(Seconds(c.start), &OpenTcp, &c, client, server, serverAddr[c.server]);
     }
   }
   Simulator::Stop(Seconds(end));
