@@ -656,22 +656,25 @@ struct Engine::Impl {
   // One source into one node (the benchmark's shape, and most single-link
   // runs): the same events in the same order as loop(), with the choice of
   // the next event reduced to one comparison (a pull goes first at equal
-  // times) and no inbound links to look at.
+  // times) and no inbound links to look at. The end test is one comparison
+  // with `last` (no event, kNever, lies beyond it too). A lean run's ring
+  // holds only deliveries after `until` (pull() counts the others), which
+  // no flush up to `until` takes: it flushes nothing.
   template <class Core, bool Lean>
   [[gnu::flatten]] Time loop_single() {
     Node& n = *nodes[0];
-    Ring<Delivery>& out = n.delivering;
+    const Time last = std::min(cfg.until, kNever - 1);
     Time now = 0;
     for (;;) {
       const Time source = source_at[0];
       const bool is_pull = n.pull_at <= source;
       const Time best = is_pull ? n.pull_at : source;
-      if (best == kNever || best > cfg.until) {
-        flush_one_node(out, cfg.until);  // kNever: all of them
+      if (best > last) {
+        if constexpr (!Lean) flush_one_node(n.delivering, cfg.until);  // kNever: all of them
         return cfg.until != kNever ? cfg.until : std::max(now, last_delivery);
       }
       if (best < now) went_back();
-      flush_one_node(out, best);
+      if constexpr (!Lean) flush_one_node(n.delivering, best);
       if (best > kSkipAbove && !is_pull && skip_idle(now, 0)) continue;
       now = best;
       if (is_pull) {
