@@ -26,6 +26,7 @@
 #include "sift.hh"
 #include "sources.hh"
 #include "spec.hh"
+#include "synthetic_sources.hh"
 #include "xprotect.hh"
 
 namespace tracelab::engine {
@@ -272,8 +273,11 @@ struct Engine::Impl {
     free_slots.push_back(slot);
   }
 
+  // Src: the source's type when the caller knows it (PacketSource is
+  // `final`, so its next() is called directly and inlined), else Source.
+  template <class Src = Source>
   void refill(size_t i) {
-    pending[i].valid = sources[i]->next(pending[i].a);
+    pending[i].valid = static_cast<Src&>(*sources[i]).next(pending[i].a);
     source_at[i] = pending[i].valid ? pending[i].a.pkt.arrival : kNever;
   }
 
@@ -344,7 +348,7 @@ struct Engine::Impl {
     pull<Core, Lean>(k, now);
   }
 
-  template <class Core, bool Lean>
+  template <class Core, bool Lean, class Src = Source>
   void from_source(size_t i, Time now) {
     Arrival& a = pending[i].a;
     Source& src = *sources[i];
@@ -401,7 +405,7 @@ struct Engine::Impl {
       if (in.flags & kFlagHasMtq) p.mtq = in.mtq;
     }
     offer<Core, Lean>(src.first_node(), p, now);
-    refill(i);
+    refill<Src>(i);
   }
 
   bool is_measured(Time created) const { return created >= cfg.measure_from && created < cfg.measure_until; }
@@ -660,7 +664,7 @@ struct Engine::Impl {
   // with `last` (no event, kNever, lies beyond it too). A lean run's ring
   // holds only deliveries after `until` (pull() counts the others), which
   // no flush up to `until` takes: it flushes nothing.
-  template <class Core, bool Lean>
+  template <class Core, bool Lean, class Src = Source>
   [[gnu::flatten]] Time loop_single() {
     Node& n = *nodes[0];
     const Time last = std::min(cfg.until, kNever - 1);
@@ -680,7 +684,7 @@ struct Engine::Impl {
       if (is_pull) {
         pull<Core, Lean>(0, now);
       } else {
-        from_source<Core, Lean>(0, now);
+        from_source<Core, Lean, Src>(0, now);
       }
     }
   }
@@ -753,12 +757,21 @@ struct Engine::Impl {
   // compile time for runs that are not per-packet bound.
   template <class Core, class... Rest>
   Time run_lean() {
-    if (all_nodes_are<Core>()) return loop_single<Core, true>();
+    if (all_nodes_are<Core>()) return lean_source<Core>();
     if constexpr (sizeof...(Rest) > 0) {
       return run_lean<Rest...>();
     } else {
       return loop_single<QueueCore, true>();
     }
+  }
+
+  // A Poisson or CBR source (engine_bench's) is called directly too, its
+  // next() inlined into the loop. engine_bench instructions/packet: see
+  // docs/performance-history.md, engine step 9.
+  template <class Core>
+  Time lean_source() {
+    if (dynamic_cast<const PacketSource*>(sources[0].get()) != nullptr) return loop_single<Core, true, PacketSource>();
+    return loop_single<Core, true>();
   }
 
   RunResult run() {

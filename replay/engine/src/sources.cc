@@ -13,20 +13,11 @@
 #include "distributions.hh"
 #include "rng.hh"
 #include "spec.hh"
+#include "synthetic_sources.hh"
 
 namespace tracelab::engine {
 
 namespace {
-
-// Nearest picosecond of a non-negative time kept as a double (cheaper than
-// std::llround, which handles negative values and errno).
-inline Time round_ps(double t) { return static_cast<Time>(t + 0.5); }
-
-// Uniform in [0, n) without a division (Lemire's multiply-shift; the bias
-// is below n / 2^64).
-inline uint64_t below(uint64_t r, uint64_t n) {
-  return static_cast<uint64_t>((static_cast<unsigned __int128>(r) * n) >> 64);
-}
 
 // A packets- or flows-per-second value: 312500, 1.5M, 2.5e5.
 double parse_per_second(Spec& s, const char* key) {
@@ -413,87 +404,6 @@ class PcapSource final : public Source {
 
 // ---------------------------------------------------------------- synthetic
 
-// What every synthetic source shares: class, sizes, flow identities, window.
-struct SyntheticCommon {
-  SyntheticCommon(Spec& s, const SourceContext& ctx, const char* size_default)
-      : rng(s.count("seed", mix64(ctx.seed * 0x100000001b3ULL + ctx.index))),
-        size(Distribution::parse(s.string("size", size_default), Distribution::Unit::kBytes, s.name() + " size")) {
-    const uint64_t c = s.count("cls", 0);
-    if (c > 255) throw SpecError(s.name() + ": cls must be 0..255");
-    cls = static_cast<uint8_t>(c);
-    start = s.time("start", 0);
-    stop = s.time("stop", kNever);
-    count = s.count("count", 0);
-    if (stop <= start) throw SpecError(s.name() + ": stop must be after start");
-    salt = mix64(ctx.index + 0x5eed) ^ ctx.seed;
-    link = s.rate("link", ctx.link_bps);
-    if (size.is_constant()) constant_size = static_cast<uint32_t>(size.sample_count(rng, 1));  // draws nothing
-  }
-  bool done(Time t) const { return t >= stop || (count && emitted >= count); }
-  void fill(Arrival& a, Time t, uint64_t flow, uint32_t length) {
-    a.pkt = Packet{};
-    a.pkt.arrival = t;
-    a.pkt.length = length;
-    a.pkt.flow_hash = a.pkt.conn_hash = mix64(salt ^ flow);
-    a.pkt.cls = cls;
-    a.data = nullptr;
-    ++emitted;
-  }
-  uint32_t draw_size() { return constant_size ? constant_size : static_cast<uint32_t>(size.sample_count(rng, 1)); }
-
-  Rng rng;
-  Distribution size;
-  uint32_t constant_size = 0;  // the size when it is a constant: the per-packet path skips the draw
-  uint8_t cls = 0;
-  Time start = 0, stop = kNever;
-  uint64_t count = 0, emitted = 0, salt = 0, link = 0;
-};
-
-// Poisson (exponential gaps) or CBR (constant gaps) packet arrivals; each
-// packet belongs to one of `flows` flows, drawn uniformly.
-class PacketSource final : public Source {
- public:
-  PacketSource(Spec& s, const SourceContext& ctx, bool poisson) : c_(s, ctx, "64"), poisson_(poisson) {
-    flows_ = s.count("flows", 1);
-    if (flows_ == 0) throw SpecError(s.name() + ": flows must be positive");
-    const bool by_rate = s.has("rate"), by_load = s.has("load"), by_interval = !poisson && s.has("interval");
-    if (by_rate + by_load + by_interval != 1)
-      throw SpecError(s.name() + ": give exactly one of rate= (packets/s), load=" +
-                      (poisson ? std::string("") : std::string(", interval=")));
-    double gap_ps = 0;
-    if (by_interval) {
-      gap_ps = static_cast<double>(s.time("interval", 0));
-    } else if (by_rate) {
-      gap_ps = 1e12 / parse_per_second(s, "rate");
-    } else {
-      const double load = s.real("load", 0);
-      if (!(load > 0)) throw SpecError(s.name() + ": load must be positive");
-      gap_ps = 8.0 * c_.size.mean() * 1e12 / (load * static_cast<double>(c_.link));
-    }
-    if (!(gap_ps > 0)) throw SpecError(s.name() + ": the packet rate is too high for picosecond time");
-    mean_gap_ = gap_ps;
-    t_ = static_cast<double>(c_.start);
-    if (poisson_) t_ += -mean_gap_ * std::log(open_unit(c_.rng));
-  }
-  bool next(Arrival& a) override {
-    const Time t = round_ps(t_);
-    if (c_.done(t)) return false;
-    const uint64_t flow = flows_ == 1 ? 0 : below(c_.rng.next_u64(), flows_);
-    c_.fill(a, t, flow, c_.draw_size());
-    t_ += poisson_ ? -mean_gap_ * std::log(open_unit(c_.rng)) : mean_gap_;
-    return true;
-  }
-  std::vector<std::pair<std::string, uint64_t>> counts() const override { return {{"generated", c_.emitted}}; }
-  bool bounded() const override { return c_.stop != kNever || c_.count != 0; }
-
- private:
-  SyntheticCommon c_;
-  bool poisson_;
-  uint64_t flows_ = 1;
-  double mean_gap_ = 0;
-  double t_ = 0;
-};
-
 // A next-packet time and its flow, ordered for a min-heap (ties: lower id).
 struct Pending {
   double t;
@@ -855,6 +765,44 @@ class ModelSource final : public Source {
 };
 
 }  // namespace
+
+SyntheticCommon::SyntheticCommon(Spec& s, const SourceContext& ctx, const char* size_default)
+    : rng(s.count("seed", mix64(ctx.seed * 0x100000001b3ULL + ctx.index))),
+      size(Distribution::parse(s.string("size", size_default), Distribution::Unit::kBytes, s.name() + " size")) {
+  const uint64_t c = s.count("cls", 0);
+  if (c > 255) throw SpecError(s.name() + ": cls must be 0..255");
+  cls = static_cast<uint8_t>(c);
+  start = s.time("start", 0);
+  stop = s.time("stop", kNever);
+  count = s.count("count", 0);
+  if (stop <= start) throw SpecError(s.name() + ": stop must be after start");
+  salt = mix64(ctx.index + 0x5eed) ^ ctx.seed;
+  link = s.rate("link", ctx.link_bps);
+  if (size.is_constant()) constant_size = static_cast<uint32_t>(size.sample_count(rng, 1));  // draws nothing
+}
+
+PacketSource::PacketSource(Spec& s, const SourceContext& ctx, bool poisson) : c_(s, ctx, "64"), poisson_(poisson) {
+  flows_ = s.count("flows", 1);
+  if (flows_ == 0) throw SpecError(s.name() + ": flows must be positive");
+  const bool by_rate = s.has("rate"), by_load = s.has("load"), by_interval = !poisson && s.has("interval");
+  if (by_rate + by_load + by_interval != 1)
+    throw SpecError(s.name() + ": give exactly one of rate= (packets/s), load=" +
+                    (poisson ? std::string("") : std::string(", interval=")));
+  double gap_ps = 0;
+  if (by_interval) {
+    gap_ps = static_cast<double>(s.time("interval", 0));
+  } else if (by_rate) {
+    gap_ps = 1e12 / parse_per_second(s, "rate");
+  } else {
+    const double load = s.real("load", 0);
+    if (!(load > 0)) throw SpecError(s.name() + ": load must be positive");
+    gap_ps = 8.0 * c_.size.mean() * 1e12 / (load * static_cast<double>(c_.link));
+  }
+  if (!(gap_ps > 0)) throw SpecError(s.name() + ": the packet rate is too high for picosecond time");
+  mean_gap_ = gap_ps;
+  t_ = static_cast<double>(c_.start);
+  if (poisson_) t_ += -mean_gap_ * std::log(open_unit(c_.rng));
+}
 
 std::unique_ptr<Source> make_source(const std::string& spec_text, const SourceContext& ctx) {
   Spec s = Spec::parse(spec_text);
