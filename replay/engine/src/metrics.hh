@@ -116,7 +116,11 @@ class Distribution1D {
 };
 
 // A quantity that changes over time (flow-table size): time-weighted mean,
-// maximum, and the time spent at each level.
+// maximum, and the time spent at each level. Only the time at each level
+// is kept per change; the mean is computed from it (sum of level x time
+// over the total time, the same integers as summing them per change).
+// engine_bench instructions/packet: docs/performance-history.md, engine
+// step 10.
 class LevelTracker {
  public:
   void start(Time t) { last_t_ = t; }
@@ -134,7 +138,15 @@ class LevelTracker {
     if (level >= time_at_.size()) time_at_.resize(level + 1, 0);  // so account() never needs to check
   }
   void finish(Time t) { account(t); }
-  double mean() const { return total_ > 0 ? static_cast<double>(area_) / static_cast<double>(total_) : 0; }
+  double mean() const {
+    __int128 area = 0;  // exact: level < 2^64, time < 2^63
+    Time total = 0;
+    for (size_t level = 0; level < time_at_.size(); ++level) {
+      area += static_cast<__int128>(time_at_[level]) * static_cast<__int128>(level);
+      total += time_at_[level];
+    }
+    return total > 0 ? static_cast<double>(area) / static_cast<double>(total) : 0;
+  }
   uint64_t max() const { return max_; }
   // Picoseconds at each level, up to the highest level held for some time.
   std::vector<Time> time_at_level() const {
@@ -146,16 +158,11 @@ class LevelTracker {
  private:
   void account(Time t) {
     if (t <= last_t_) return;
-    const Time dt = t - last_t_;
-    area_ += static_cast<__int128>(dt) * level_;  // exact, and far cheaper than long double
-    total_ += dt;
-    time_at_[level_] += dt;
+    time_at_[level_] += t - last_t_;
     last_t_ = t;
   }
   Time last_t_ = 0;
   uint64_t level_ = 0, max_ = 0;
-  __int128 area_ = 0;
-  Time total_ = 0;
   std::vector<Time> time_at_ = std::vector<Time>(1, 0);  // up to max_
 };
 
