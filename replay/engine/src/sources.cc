@@ -784,6 +784,8 @@ SyntheticCommon::SyntheticCommon(Spec& s, const SourceContext& ctx, const char* 
 PacketSource::PacketSource(Spec& s, const SourceContext& ctx, bool poisson) : c_(s, ctx, "64"), poisson_(poisson) {
   flows_ = s.count("flows", 1);
   if (flows_ == 0) throw SpecError(s.name() + ": flows must be positive");
+  if (flows_ <= kTabulatedFlows)
+    for (uint64_t f = 0; f < flows_; ++f) flow_hashes_.push_back(c_.flow_hash(f));
   const bool by_rate = s.has("rate"), by_load = s.has("load"), by_interval = !poisson && s.has("interval");
   if (by_rate + by_load + by_interval != 1)
     throw SpecError(s.name() + ": give exactly one of rate= (packets/s), load=" +
