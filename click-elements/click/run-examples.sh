@@ -213,5 +213,32 @@ for elem in TLEfdQueue TLRun2CQueue TLSiftQueue TLXProtectQueue TLLasQueue TLLar
   done
 done
 
+# In real time (no --simtime) the flow-record cores (Run2C, SIFT,
+# X-Protect, LAS) read the coarse clock on arrival (tltime.hh
+# tl_coarse_now_ps). It must still age their records: 16 UDP flows at
+# t = 0 and a 17th at t = 6 s (FromDump TIMING true waits for it), under
+# TLRun2CQueue's IDLE_TIMEOUT 1: the idle scan, due every 5 s, removes the
+# 16 idle flows before recording the 17th, so one flow is left; a clock
+# that stood still (or ran back) would leave 17.
+echo "== idle expiry in real time (TLRun2CQueue, IDLE_TIMEOUT 1, flows 6 s apart)"
+python3 - "$work/idle.pcap" <<'PY'
+import struct, sys
+def frame(sport):
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 28, 0, 0, 64, 17, 0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    return b'\0' * 12 + b'\x08\x00' + ip + struct.pack('!HHHH', sport, 9, 8, 0)
+with open(sys.argv[1], 'wb') as f:
+    f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for i, (sec, sport) in enumerate([(0, 1000 + k) for k in range(16)] + [(6, 2000)]):
+        b = frame(sport)
+        f.write(struct.pack('<IIII', 1000 + sec, i, len(b), len(b)) + b)
+PY
+out=$("$click" -e "require(package \"tracelab\"); FromDump($work/idle.pcap, STOP true, TIMING true) -> Strip(14)
+  -> MarkIPHeader -> q :: TLRun2CQueue(IDLE_TIMEOUT 1, IN_SERVICE false) -> Unqueue -> Discard;
+  DriverManager(pause, print \"flows=\$(q.flows) flows_highwater=\$(q.flows_highwater)\", stop);" 2>"$work/stderr") ||
+  { echo "  FAIL click exited non-zero"; cat "$work/stderr"; fail=1; out=""; }
+echo "  $out"
+check "16 flows recorded at t = 0" "$(field flows_highwater "$out")" 16
+check "idle flows gone at t = 6 s, the new one recorded" "$(field flows "$out")" 1
+
 [ -x "$here/crosscheck.sh" ] && { "$here/crosscheck.sh" "$CLICKPREFIX" "$work" || fail=1; }
 [ $fail = 0 ] && echo "ALL EXAMPLES PASSED" || { echo "SOME EXAMPLES FAILED"; exit 1; }

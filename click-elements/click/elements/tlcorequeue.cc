@@ -40,10 +40,14 @@ int TLCoreQueue::initialize(ErrorHandler* errh) {
   tracelab::QueueCore* core = make_core(errh);
   if (!core) return -1;
   attach(core, _buffer.slots(), true);
-  // A rate for IN_SERVICE needs the clock on both sides (the end of a
-  // transmission is a time); IN_SERVICE true needs none of its own.
-  const bool always = tl_simulated_clock() || (_buffer.in_service_link_bps > 0 && !_service_until_pull);
-  _clock_push = always || clock_on_arrival();
+  // A rate for IN_SERVICE needs the exact clock on both sides (the end of
+  // a transmission is a time); IN_SERVICE true needs none of its own. Under
+  // --simtime every read is an event (tl_simulated_clock()), and a warped
+  // clock is Click's alone: there every read stays Timestamp::now().
+  const bool rate = _buffer.in_service_link_bps > 0 && !_service_until_pull;
+  const bool always = tl_simulated_clock() || rate;
+  _clock_push = always ? kClockExact : arrival_clock();
+  if (_clock_push == kClockCoarse && !tl_unwarped_clock()) _clock_push = kClockExact;
   _clock_pull = always;
   _meta = metadata();
   return 0;

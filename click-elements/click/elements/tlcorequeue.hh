@@ -37,7 +37,12 @@ hash of the directional 5-tuple (the flow), the same hash with the two
 endpoints ordered (the TCP connection, both directions alike), the TCP
 flags, sequence and acknowledgment numbers. A packet without an IPv4 header
 is one flow of its own length (hash 0). Time is the Click clock (simulated
-under --simtime), in picoseconds.
+under --simtime), in picoseconds. In real time the elements whose
+mechanism only ages flow records by seconds (TLRun2CQueue, TLSiftQueue,
+TLXProtectQueue, TLLasQueue: idle timeouts) read it on arrival to the
+kernel's last clock tick (CLOCK_REALTIME_COARSE, 4 ms at 250 Hz), a
+quarter of the cost of an exact read; with IN_SERVICE a rate, under
+--simtime or a warped clock they read it exactly.
 
 Keyword arguments common to every tracelab queue are:
 
@@ -140,6 +145,12 @@ class TLCoreQueue : public TLCoreElement<tracelab::QueueCore> {
   // one before: the length; + TCP flags, seq, ack; + the flow hash; + the
   // connection hash (describe_ipv4's every field).
   enum Meta : uint8_t { kMetaLength, kMetaTcp, kMetaFlow, kMetaAll };
+  // What a core's enqueue() needs of the arrival's time: nothing (FIFO,
+  // EFD, NCQ, SCFQ); the time to a clock tick, for cores that only age flow
+  // records by seconds (idle timeouts and scans: Run2C, SIFT, X-Protect,
+  // LAS; tl_coarse_now_ps()); or the exact time (LARS's decay by the
+  // inter-arrival gap).
+  enum ArrivalClock : uint8_t { kClockNone, kClockCoarse, kClockExact };
 
  protected:
   // Build the core from the parsed configuration (called by initialize()).
@@ -149,11 +160,12 @@ class TLCoreQueue : public TLCoreElement<tracelab::QueueCore> {
   virtual uint64_t table_longest_probe() const { return 0; }
   // Asked once, by initialize(), after make_core(). The fields the core
   // reads (a lower level skips the tuple hashes: bench.sh, TLFifoQueue
-  // -30 ns/packet); and whether its enqueue() reads the time, which the
-  // flow-table cores do (idle scans). Dequeue() reads it only for
-  // IN_SERVICE; initialize() adds that and --simtime (tl_simulated_clock()).
+  // -30 ns/packet); and what its enqueue() needs of the time. Dequeue()
+  // reads it only for IN_SERVICE; initialize() makes both exact for
+  // IN_SERVICE with a rate and under --simtime or a warped clock, where
+  // every read is Click's (tl_unwarped_clock()).
   virtual Meta metadata() const { return kMetaAll; }
-  virtual bool clock_on_arrival() const { return true; }
+  virtual ArrivalClock arrival_clock() const { return kClockExact; }
   // Reads CAPACITY (default `capacity`), BYTES and IN_SERVICE's text. Args
   // assigns them when the element's configure() completes; check_config()
   // then finishes the buffer from them (finish_buffer()).
@@ -176,7 +188,7 @@ class TLCoreQueue : public TLCoreElement<tracelab::QueueCore> {
   bool _service_until_pull = true;
   // Set by initialize(): the hot path's choices.
   Meta _meta = kMetaAll;
-  bool _clock_push = true;
+  ArrivalClock _clock_push = kClockExact;
   bool _clock_pull = true;
   tracelab::Time _last_push_ps = 0;  // kept only when push reads the clock and pull does not
 
@@ -294,7 +306,9 @@ class TLQueueElement : public TLCoreQueue {
 // -0.8, TLEfdQueue -2.0 ns/packet).
 template <typename Core, typename Config>
 [[gnu::flatten]] void TLQueueElement<Core, Config>::push(int, Packet* p) {
-  const tracelab::Time now = _clock_push ? tl_now_ps() : 0;
+  const tracelab::Time now = _clock_push == kClockExact    ? tl_now_ps()
+                             : _clock_push == kClockCoarse ? tl_coarse_now_ps()
+                                                           : 0;
   tracelab::Packet cp;
   cp.handle = TLHandles::direct_handle(p);
   cp.arrival = now;

@@ -70,7 +70,7 @@ class TLEfdQueue : public TLQueueElement<tracelab::EfdCore, tracelab::EfdConfig>
   // The flow hash; EFDACK keys on the connection and reads the ACKs. No
   // EFD variant reads the time (no idle scan).
   Meta metadata() const override { return _cfg.variant == tracelab::EfdVariant::kEfdAck ? kMetaAll : kMetaFlow; }
-  bool clock_on_arrival() const override { return false; }
+  ArrivalClock arrival_clock() const override { return kClockNone; }
 
  private:
   // Variant defaults, keeping what the user set explicitly.

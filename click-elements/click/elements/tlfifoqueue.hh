@@ -31,7 +31,7 @@ class TLFifoQueue : public TLQueueElement<tracelab::FifoCore, tracelab::BufferCo
  protected:
   // FifoCore reads the length alone, and the time only for IN_SERVICE with a rate.
   Meta metadata() const override { return kMetaLength; }
-  bool clock_on_arrival() const override { return false; }
+  ArrivalClock arrival_clock() const override { return kClockNone; }
 };
 
 CLICK_ENDDECLS

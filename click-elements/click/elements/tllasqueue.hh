@@ -47,6 +47,9 @@ class TLLasQueue : public TLQueueElement<tracelab::LasCore, tracelab::LasConfig>
  protected:
   // The flow hash; LASACK keys on the connection and reads the ACKs.
   Meta metadata() const override { return _cfg.ack_aware ? kMetaAll : kMetaFlow; }
+  // The arrival time only ages flow records (idle timeout and scan, in
+  // seconds): a clock tick's resolution is enough.
+  ArrivalClock arrival_clock() const override { return kClockCoarse; }
 };
 
 CLICK_ENDDECLS

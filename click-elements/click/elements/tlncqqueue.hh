@@ -79,7 +79,7 @@ class TLNcqQueue : public TLQueueElement<tracelab::NcqCore, tracelab::NcqConfig>
  protected:
   // NcqCore reads the length and the pure-ACK flag, no hash, no time.
   Meta metadata() const override { return kMetaTcp; }
-  bool clock_on_arrival() const override { return false; }
+  ArrivalClock arrival_clock() const override { return kClockNone; }
 };
 
 CLICK_ENDDECLS

@@ -55,6 +55,9 @@ class TLRun2CQueue : public TLQueueElement<tracelab::Run2cCore, tracelab::Run2cC
  protected:
   // The flow hash; Run2CACK keys on the connection and reads the ACKs.
   Meta metadata() const override { return _cfg.ack_aware ? kMetaAll : kMetaFlow; }
+  // The arrival time only ages flow records (idle timeout and scan, in
+  // seconds): a clock tick's resolution is enough.
+  ArrivalClock arrival_clock() const override { return kClockCoarse; }
 };
 
 CLICK_ENDDECLS

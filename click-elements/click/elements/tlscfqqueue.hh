@@ -32,7 +32,7 @@ class TLScfqQueue : public TLQueueElement<tracelab::ScfqCore, tracelab::ScfqConf
  protected:
   // ScfqCore keys on the flow hash; its tags do not read the time.
   Meta metadata() const override { return kMetaFlow; }
-  bool clock_on_arrival() const override { return false; }
+  ArrivalClock arrival_clock() const override { return kClockNone; }
 };
 
 CLICK_ENDDECLS

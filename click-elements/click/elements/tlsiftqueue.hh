@@ -55,6 +55,9 @@ class TLSiftQueue : public TLQueueElement<tracelab::SiftCore, tracelab::SiftConf
 
  protected:
   Meta metadata() const override { return kMetaFlow; }  // keys on the flow hash
+  // The arrival time only ages flow records (idle timeout and scan, in
+  // seconds): a clock tick's resolution is enough.
+  ArrivalClock arrival_clock() const override { return kClockCoarse; }
 };
 
 CLICK_ENDDECLS
