@@ -26,6 +26,11 @@
 // distinct tags, 300 packets: 55 -> 38 ns per push + pop; 100 000 packets:
 // 145 -> 171, the one case that got slower: the index and the groups add
 // 40 % to a footprint far beyond the caches).
+// A packet that arrives at an empty queue stays out of the index and the
+// heap (a solo packet) until a second one arrives: on a link that keeps
+// up, as in engine_bench's line-rate CBR, every packet leaves before the
+// next comes, and then neither needs the index nor the heap
+// (docs/performance-history.md, engine step 11).
 // Fixed sizes, no allocation after construction.
 #pragma once
 
@@ -71,27 +76,24 @@ class SortedPacketQueue {
     Slot& slot = slots_[s];
     slot.packet = p;
     slot.ref = ref;
-    ++size_;
-    uint32_t pos = home(tag);
-    for (uint32_t g; (g = index_[pos]) != kNone; pos = (pos + 1) & mask_) {
-      Group& group = groups_[g];
-      if (group.tag == tag) {  // a tie: behind the group's last packet
-        prev_[s] = group.tail;
-        slots_[group.tail].next = s;
-        group.tail = s;
-        return;
-      }
+    if (size_++ == 0) {
+      solo_ = true;
+      solo_slot_ = s;
+      solo_tag_ = tag;
+      return;
     }
-    const uint32_t g = free_groups_[--free_group_count_];
-    groups_[g] = Group{tag, s, s};
-    index_[pos] = g;
-    sift_up(heap_size_++, Node{tag, g});
+    if (solo_) {  // the solo packet arrived first: it goes in first
+      solo_ = false;
+      place(solo_slot_, solo_tag_);
+    }
+    place(s, tag);
   }
 
   // Smallest (tag, arrival) first.
-  const Packet& min() const { return slots_[groups_[heap_[0].group].head].packet; }
-  uint64_t min_tag() const { return heap_[0].tag; }
+  const Packet& min() const { return slots_[solo_ ? solo_slot_ : groups_[heap_[0].group].head].packet; }
+  uint64_t min_tag() const { return solo_ ? solo_tag_ : heap_[0].tag; }
   Packet pop_min(uint32_t* ref = nullptr) {
+    if (solo_) return take_solo(ref);
     Group& group = groups_[heap_[0].group];
     const uint32_t s = group.head;
     if (s == group.tail) remove_group(0);
@@ -100,9 +102,10 @@ class SortedPacketQueue {
   }
 
   // Largest (tag, arrival): the last packet in service order.
-  const Packet& max() const { return slots_[groups_[heap_[max_index()].group].tail].packet; }
-  uint64_t max_tag() const { return heap_[max_index()].tag; }
+  const Packet& max() const { return slots_[solo_ ? solo_slot_ : groups_[heap_[max_index()].group].tail].packet; }
+  uint64_t max_tag() const { return solo_ ? solo_tag_ : heap_[max_index()].tag; }
   Packet pop_max(uint32_t* ref = nullptr) {
+    if (solo_) return take_solo(ref);
     const uint32_t i = max_index();
     Group& group = groups_[heap_[i].group];
     const uint32_t s = group.tail;
@@ -129,6 +132,29 @@ class SortedPacketQueue {
     uint32_t group;
   };
 
+  // Slot s, holding a packet of `tag`, into its group (behind the group's
+  // last packet) or a new group.
+  void place(uint32_t s, uint64_t tag) {
+    uint32_t pos = home(tag);
+    for (uint32_t g; (g = index_[pos]) != kNone; pos = (pos + 1) & mask_) {
+      Group& group = groups_[g];
+      if (group.tag == tag) {  // a tie: behind the group's last packet
+        prev_[s] = group.tail;
+        slots_[group.tail].next = s;
+        group.tail = s;
+        return;
+      }
+    }
+    const uint32_t g = free_groups_[--free_group_count_];
+    groups_[g] = Group{tag, s, s};
+    index_[pos] = g;
+    sift_up(heap_size_++, Node{tag, g});
+  }
+
+  Packet take_solo(uint32_t* ref) {
+    solo_ = false;
+    return take(solo_slot_, ref);
+  }
   Packet take(uint32_t s, uint32_t* ref) {
     if (ref) *ref = slots_[s].ref;
     free_[free_count_++] = s;
@@ -268,6 +294,9 @@ class SortedPacketQueue {
   uint32_t free_group_count_;
   uint32_t heap_size_ = 0;
   uint32_t size_ = 0;
+  bool solo_ = false;  // the one packet is in solo_slot_, in no group (see above)
+  uint32_t solo_slot_ = 0;
+  uint64_t solo_tag_ = 0;
 };
 
 }  // namespace tracelab
