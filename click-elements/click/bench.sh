@@ -31,6 +31,11 @@
 #                 (make bench-cores), for its target; without it "-"
 #   WORKDIR=dir   build the package there (kept, rebuilt incrementally)
 #                 instead of a temporary directory
+#   BASELINE=dir  a directory holding another build of the package
+#                 (tracelab.uo, e.g. an earlier WORKDIR): each round also
+#                 runs every configuration with it, right after this
+#                 build's, and a second table gives its figures, so a
+#                 change is measured before and after in one run
 # Without a Click installation it prints "SKIPPED (no Click installation)"
 # and exits 0.
 set -eu
@@ -40,6 +45,10 @@ repo=$(cd "$here/../.." && pwd)
 . "$here/clickenv.sh"
 click_prefix_or_skip
 
+if [ -n "${BASELINE:-}" ] && [ ! -f "$BASELINE/tracelab.uo" ]; then
+  echo "FAIL: no tracelab.uo in BASELINE $BASELINE" >&2
+  exit 1
+fi
 reps=${REPS:-5}
 packets=${PACKETS:-6000000}
 all="TLFifoQueue TLFifoQueue-false TLEfdQueue TLRun2CQueue TLSiftQueue TLXProtectQueue TLNcqQueue TLLasQueue TLLarsQueue TLScfqQueue"
@@ -99,6 +108,11 @@ DriverManager(pause, print c.count, stop);
 EOF
 done
 
+builds="this"
+[ -n "${BASELINE:-}" ] && builds="this base"
+path_this=$CLICKPATH
+path_base="${BASELINE:-}:$CLICKPREFIX/lib:$CLICKPREFIX/share/click"
+
 # One run: "<cpu seconds> <packets counted>". CPU time of the click child
 # from getrusage (microseconds) via Python, else from /usr/bin/time (10 ms).
 run() {
@@ -120,17 +134,23 @@ PY
 }
 
 echo "== Click pipeline cost: $(basename "$trace"), $reps interleaved runs per configuration"
-: >"$work/results"
+: >"$work/results-this"
+: >"$work/results-base"
 r=1
 while [ "$r" -le "$reps" ]; do
   for c in $configs; do
-    out=$(run "$c") || { echo "FAIL: $c did not run" >&2; exit 1; }
-    echo "$c $out" >>"$work/results"
+    for b in $builds; do
+      eval "CLICKPATH=\$path_$b"
+      export CLICKPATH
+      out=$(run "$c") || { echo "FAIL: $c did not run ($b build)" >&2; exit 1; }
+      echo "$c $out" >>"$work/results-$b"
+    done
   done
   r=$((r + 1))
 done
 
 # Medians; added cost = (median - bare median) / packets.
+summarize() {
 awk -v order="$configs" -v core_ns="${CORE_NS:-}" '
   { cpu[$1, ++n[$1]] = $2; if ($1 == "bare") pkts = $3 }
   function median(c,   k, i, j, t, a) {
@@ -161,4 +181,10 @@ awk -v order="$configs" -v core_ns="${CORE_NS:-}" '
     }
     printf "%d packets; +ns/packet over the bare pipeline; x Queue: that over stock Queue(300) -> Unqueue\n", pkts
     printf "target: TLFifoQueue <= 1.5x Queue, others <= CORE_NS + 10; FIFO and EFD also tput/Queue >= 0.9\n"
-  }' "$work/results"
+  }' "$1"
+}
+summarize "$work/results-this"
+if [ -n "${BASELINE:-}" ]; then
+  echo "== the same runs with the BASELINE build ($BASELINE), alternated with the above"
+  summarize "$work/results-base"
+fi
