@@ -117,7 +117,10 @@ bool SetSpec(const std::string& value) {  // the whole value (CommandLine stops 
 // duplicate SYN for a new connection. Schedulers that starve a connection
 // (LAS in overload) hold its packets for seconds, hence the check on the
 // bottleneck.
+// --keepEndpoints turns the release off: the slow reference whose outputs
+// the release must leave unchanged (test_ns3_replay.py compares them).
 const Time kReleaseAfter = Seconds(2);
+bool g_keepEndpoints = false;
 
 // TcpSocketBase's own teardown of a closed socket frees its endpoint; it is
 // protected, so it is reached through a derived class.
@@ -145,10 +148,15 @@ void ReleaseConn(Conn* c) {
   c->listener->Close();  // a listener closes silently
 }
 
+// Once the connection sends nothing more.
+void ScheduleRelease(Conn* c) {
+  if (!g_keepEndpoints) Simulator::Schedule(kReleaseAfter, &ReleaseConn, c);
+}
+
 void OnTcpState(Conn* c, int side, TcpSocket::TcpStates_t, TcpSocket::TcpStates_t now) {
   if (c->silent[side] || (now != TcpSocket::TIME_WAIT && now != TcpSocket::CLOSED)) return;
   c->silent[side] = true;
-  if (c->silent[1 - side]) Simulator::Schedule(kReleaseAfter, &ReleaseConn, c);
+  if (c->silent[1 - side]) ScheduleRelease(c);
 }
 
 // --- TCP: trains in turn over one connection -----------------------------------
@@ -262,7 +270,7 @@ void SendDatagrams(Conn* c, size_t train, uint64_t left) {
   } else if (train + 1 < c->trains.size()) {
     Simulator::Schedule(Seconds(c->trains[train + 1].think), &SendDatagrams, c, train + 1, c->trains[train + 1].bytes);
   } else {
-    Simulator::Schedule(kReleaseAfter, &ReleaseConn, c);  // the flow sends nothing more
+    ScheduleRelease(c);
   }
 }
 
@@ -457,6 +465,7 @@ int main(int argc, char** argv) {
   cmd.AddValue("udpGap", "spacing of a UDP train's datagrams, seconds (0: their time on the access link)", udpGap);
   cmd.AddValue("end", "simulated seconds", end);
   cmd.AddValue("seed", "ns-3 RNG seed (TCP's own random choices)", seed);
+  cmd.AddValue("keepEndpoints", "never free a finished connection's endpoints (slower, same outputs)", g_keepEndpoints);
   cmd.AddValue("out", "output directory", out);
   cmd.Parse(argc, argv);
   const std::string spec = g_spec;

@@ -256,3 +256,25 @@ def test_packets_queued_at_the_end_are_counted_not_lost(model_path, tmp_path):
     assert o["offered"] == o["delivered"] + o["dropped_total"] + o["queued_end"]
     assert o["offered"] == sum(k["offered"] for k in m["classes"]) + queued == sum(n["offered"] for n in m["nodes"])
     assert sum(n["queued_end"] for n in m["nodes"]) == queued
+
+
+@pytest.mark.parametrize(
+    ("element", "transfer", "load", "duration", "end"),
+    [("las", "bulk", 2.4, 10.0, 30.0), ("fifo", "udp", 0.8, 5.0, 10.0)],
+)
+def test_freeing_finished_connections_endpoints_changes_no_output(tmp_path, element, transfer, load, duration, end):
+    # The simulator frees a finished connection's endpoints (listener, sockets) once nothing
+    # of it can arrive any more; --keepEndpoints keeps them all, as ns-3 alone would. A
+    # release too early lets a late packet meet no endpoint (a RST, an ICMP error, a lost
+    # datagram): the outputs would differ. LAS in overload starves connections for seconds.
+    from tracelab.replay.experiments import workload_models as wm
+
+    schedule = ns3.draw_schedule(
+        wm.table_model(), duration=duration, seed=1, rate_bps=wm.RATE, load=load, view="topological", transfer=transfer
+    )
+    for keep in (False, True):
+        extra = ("--keepEndpoints=true",) if keep else ()
+        setup = ns3.Setup(element, wm.RATE, end, 1, "topological", transfer, {}, (*wm.THESIS_TCP, *extra))
+        ns3.simulate(schedule, setup, tmp_path / str(keep))
+    for name in ("connections.csv", "packets.csv", "summary.json"):
+        assert (tmp_path / "False" / "ns3" / name).read_bytes() == (tmp_path / "True" / "ns3" / name).read_bytes()
