@@ -391,8 +391,8 @@ EXPERIMENTS: dict[str, Experiment] = {
             workload_models.e_ths_16,
             (200.0, 60.0),
             (20.0, 20.0),
-            270,
-            27,
+            477,
+            28,
         ),
     ]
 }
