@@ -46,10 +46,11 @@ pub const TIME_ZONE: &str = "UTC";
 /// Arrow schema as the field's `description` metadata; none if empty).
 pub type ColumnDef = (&'static str, Kind, &'static str);
 
-/// Page compression. The analyzer's default is ZSTD at `ZSTD_LEVEL`: the
-/// codec DuckDB and Spark users expect, files ~2.3x smaller than
-/// uncompressed (docs/decisions/0002 for the cost); `None` for the fastest
-/// runs, `Snappy` for readers without ZSTD.
+/// Page compression. The analyzer's default is ZSTD at `ZSTD_LEVEL`, which
+/// pyarrow, DuckDB and Spark read: files a third smaller than with Snappy,
+/// their own default, for ~11 % more CPU (docs/performance-history.md,
+/// "Where the 3× goes"); `None` for the fastest runs, `Snappy` for readers
+/// without ZSTD.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Codec {
     None,
