@@ -58,6 +58,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include "scenario.hh"
+#include "tcp_endpoint.hh"
 #include "tl-queue-disc.hh"
 
 using namespace ns3;
@@ -93,20 +94,10 @@ uint16_t g_firstPort = 10000;
 std::vector<Ptr<PacketSink>> g_sinks;
 std::vector<Ptr<BulkSendApplication>> g_senders;
 
-// ns-3 keeps a finished connection's endpoints for the rest of the run (the
-// sink's listener; the sender's in TIME_WAIT, 240 s), and
-// Ipv4EndPointDemux::Lookup scans all of a node's endpoints for every
-// packet: a run's time grew with the square of its flows (E-THS-7's 600-s
-// runs spent most of it in the lookup). TcpSocketBase's own teardown of a
-// closed socket frees them; it is protected, so it is reached through a
-// derived class.
-struct EndpointRelease : TcpSocketBase {
-  // Cancels the socket's timers and frees its endpoint; sends nothing.
-  static void Release(Ptr<Socket> socket) {
-    Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(socket);
-    if (tcp) ((*tcp).*(&EndpointRelease::DeallocateEndPoint))();
-  }
-};
+// A finished flow's endpoints are freed (tcp_endpoint.hh: ns-3 scans every
+// endpoint of a node per packet; E-THS-7's 600-s runs spent most of their
+// time in that lookup before).
+using tracelab::scenario::EndpointRelease;
 
 // A flow's endpoints go once nothing can reach them any more: the
 // receiver's connection is CLOSED (the sink closes on the sender's FIN; its
@@ -239,23 +230,31 @@ void OnSubflowEnqueue(Ptr<const QueueDiscItem> item) {
   st.current.bytes += item->GetSize();
 }
 
-// Served: the core counts the packet until its transmission ends.
+// Served: the core counts the packet until its transmission ends. A packet
+// the core pushes out leaves the queue disc's store too (Dequeue fires for
+// it), then DropAfterDequeue fires in the same call: that one leaves at once
+// instead, so the latest Dequeue's leave is kept to be cancelled.
+EventId g_subflowLeave;
+Ptr<const QueueDiscItem> g_subflowLeaving;
 void OnSubflowDequeue(Ptr<const QueueDiscItem> item) {
   const int64_t flow = FlowOf(item);
   if (flow < 0) return;
   const Time tx = Seconds(double(item->GetSize()) * 8 / double(g_bottleneckBps));
-  Simulator::Schedule(tx, &SubflowLeave, uint32_t(flow));
+  g_subflowLeaving = item;
+  g_subflowLeave = Simulator::Schedule(tx, &SubflowLeave, uint32_t(flow));
 }
 
-// Pushed out: it leaves at once.
 void OnSubflowPushOut(Ptr<const QueueDiscItem> item, const char*) {
   const int64_t flow = FlowOf(item);
-  if (flow >= 0) SubflowLeave(uint32_t(flow));
+  if (flow < 0) return;
+  if (item == g_subflowLeaving) g_subflowLeave.Cancel();
+  SubflowLeave(uint32_t(flow));
 }
 
 // The bottleneck's packets of each flow, for the endpoints' release. An
 // item that is not one flow's TCP segment (a chunk) is not counted, so a
 // flow whose packets left in chunks is never released: it only costs time.
+// Every item leaves through Dequeue, a pushed-out one too.
 void OnQueued(Ptr<const QueueDiscItem> item) {
   const int64_t flow = FlowOf(item);
   if (flow >= 0) ++g_queued[flow];
@@ -266,7 +265,6 @@ void OnLeft(Ptr<const QueueDiscItem> item) {
   --g_queued[flow];
   g_lastLeft[flow] = Simulator::Now();
 }
-void OnPushedOut(Ptr<const QueueDiscItem> item, const char*) { OnLeft(item); }
 
 // The probe transfer's congestion window: (time, bytes) at every change.
 std::vector<std::pair<double, uint32_t>> g_cwnd;
@@ -479,7 +477,6 @@ int main(int argc, char** argv) {
   g_lastLeft.assign(g_flows.size(), Seconds(0));
   qd->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnQueued));
   qd->TraceConnectWithoutContext("Dequeue", MakeCallback(&OnLeft));
-  qd->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&OnPushedOut));
   if (subflows) {
     g_th = 0;
     UintegerValue th;

@@ -54,6 +54,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include "scenario.hh"
+#include "tcp_endpoint.hh"
 #include "tl-queue-disc.hh"
 
 using namespace ns3;
@@ -122,15 +123,7 @@ bool SetSpec(const std::string& value) {  // the whole value (CommandLine stops 
 const Time kReleaseAfter = Seconds(2);
 bool g_keepEndpoints = false;
 
-// TcpSocketBase's own teardown of a closed socket frees its endpoint; it is
-// protected, so it is reached through a derived class.
-struct EndpointRelease : TcpSocketBase {
-  // Cancels the socket's timers and frees its endpoint; sends nothing.
-  static void Release(Ptr<Socket> socket) {
-    Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(socket);
-    if (tcp) ((*tcp).*(&EndpointRelease::DeallocateEndPoint))();
-  }
-};
+using tracelab::scenario::EndpointRelease;  // tcp_endpoint.hh
 
 void ReleaseConn(Conn* c) {
   const Time now = Simulator::Now();

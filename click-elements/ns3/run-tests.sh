@@ -15,7 +15,8 @@
 #                       TableSeed reaches the flow table of each core
 #   tl-ns3-dumbbell     the thesis dumbbell with real TCP, a short overloaded
 #                       run per adapter: every flow completes and is in the
-#                       CSV, the bottleneck's counts add up, the version is
+#                       CSV, the bottleneck's counts add up, every packet
+#                       it took in is in one subflow, the version is
 #                       recorded
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -120,7 +121,7 @@ for q in fifo 'efd(th=30000)' pefd efdack run2c run2cack sift xprotect las lasac
   'basicq(budgets=1ms, capacity=300)' 'chumq(budgets=1ms, capacity=300)' 'chutq(budgets=500us, capacity=300)' \
   'jumbogenred(capacity=300, min_th=30, max_th=90)'; do
   dir="$work/$(echo "$q" | tr -c 'a-z0-9\n' _)"
-  if ! "$OUT/tl-ns3-dumbbell" --qdisc="$q" --load=15e6 --duration=4 --drain=16 --out="$dir" >"$dir.log" 2>&1; then
+  if ! "$OUT/tl-ns3-dumbbell" --qdisc="$q" --load=15e6 --duration=4 --drain=16 --subflows=1 --out="$dir" >"$dir.log" 2>&1; then
     echo "FAIL dumbbell $q: exited $? ($(tail -n 1 "$dir.log"))"
     status=1
     continue
@@ -142,6 +143,11 @@ if b["core_offered"] != b["received"] or b["core_served"] + b["core_dropped"] !=
     problems.append(f"bottleneck counts do not add up: {b}")
 if sum(int(r["lost_packets"]) for r in rows) != b["dropped"]:
     problems.append("per-flow losses do not sum to the bottleneck's drops")
+# Every packet the queue disc took in is in exactly one subflow (pushed-out
+# ones too); a chunking disc's chunks are no flow's, so its subflows stay open.
+subflow_packets = sum(int(r["packets"]) for r in csv.DictReader(open(f"{d}/subflows.csv")))
+if "dechunker" not in s and subflow_packets != b["received"] - b["dropped_before_enqueue"]:
+    problems.append(f"subflows hold {subflow_packets} packets of {b['received'] - b['dropped_before_enqueue']} enqueued")
 if "dechunker" in s and s["dechunker"]["packets"] != b["sent"]:
     problems.append(f"the de-chunker forwarded {s['dechunker']['packets']} of {b['sent']} packets")
 what = f"{s['flows']} flows, {b['dropped']} of {b['received']} packets dropped, flow table max {s['flow_table']['max']}"
