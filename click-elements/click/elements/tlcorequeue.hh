@@ -162,8 +162,8 @@ class TLCoreQueue : public TLCoreElement<tracelab::QueueCore> {
   // reads (a lower level skips the tuple hashes: bench.sh, TLFifoQueue
   // -30 ns/packet); and what its enqueue() needs of the time. Dequeue()
   // reads it only for IN_SERVICE; initialize() makes both exact for
-  // IN_SERVICE with a rate and under --simtime or a warped clock, where
-  // every read is Click's (tl_unwarped_clock()).
+  // IN_SERVICE with a rate and under --simtime, and push exact under a
+  // warped clock, where every read is Click's (tl_unwarped_clock()).
   virtual Meta metadata() const { return kMetaAll; }
   virtual ArrivalClock arrival_clock() const { return kClockExact; }
   // Reads CAPACITY (default `capacity`), BYTES and IN_SERVICE's text. Args
