@@ -58,7 +58,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include "scenario.hh"
-#include "tcp_endpoint.hh"
+#include "endpoints.hh"
 #include "tl-queue-disc.hh"
 
 using namespace ns3;
@@ -94,7 +94,7 @@ uint16_t g_firstPort = 10000;
 std::vector<Ptr<PacketSink>> g_sinks;
 std::vector<Ptr<BulkSendApplication>> g_senders;
 
-// A finished flow's endpoints are freed (tcp_endpoint.hh: ns-3 scans every
+// A finished flow's endpoints are freed (endpoints.hh: ns-3 scans every
 // endpoint of a node per packet; E-THS-7's 600-s runs spent most of their
 // time in that lookup before).
 using tracelab::scenario::EndpointRelease;
@@ -202,15 +202,9 @@ std::vector<SubflowState> g_subflowState;
 std::vector<std::pair<uint32_t, Subflow>> g_subflows;  // (flow, subflow), in order of their end
 
 // The flow index of a bottleneck item (its TCP destination port), or -1.
-// The port is read from the segment's first bytes: deserializing a
-// TcpHeader creates an Object per TCP option, which made this per-packet
-// call cost a fifth of a run.
 int64_t FlowOf(Ptr<const QueueDiscItem> item) {
-  Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
-  if (!ip || ip->GetHeader().GetProtocol() != 6) return -1;
-  uint8_t ports[4];  // source and destination port, big-endian
-  if (ip->GetPacket()->CopyData(ports, sizeof ports) != sizeof ports) return -1;
-  const uint32_t port = uint32_t(ports[2]) << 8 | ports[3];
+  uint32_t src, port;
+  if (!tracelab::scenario::ItemPorts(item, false, src, port)) return -1;
   if (port < g_firstPort || port - g_firstPort >= g_flows.size()) return -1;
   return port - g_firstPort;
 }

@@ -54,7 +54,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include "scenario.hh"
-#include "tcp_endpoint.hh"
+#include "endpoints.hh"
 #include "tl-queue-disc.hh"
 
 using namespace ns3;
@@ -123,7 +123,7 @@ bool SetSpec(const std::string& value) {  // the whole value (CommandLine stops 
 const Time kReleaseAfter = Seconds(2);
 bool g_keepEndpoints = false;
 
-using tracelab::scenario::EndpointRelease;  // tcp_endpoint.hh
+using tracelab::scenario::EndpointRelease;  // endpoints.hh
 
 void ReleaseConn(Conn* c) {
   const Time now = Simulator::Now();
@@ -332,14 +332,11 @@ void OnDroppedQueued(int dir, Ptr<const QueueDiscItem> item, const char* why) {
 // Each connection's packets in the bottleneck, for the endpoints' release.
 // A packet of connection i carries the server's port kFirstPort + i: the
 // destination on uploads, the source on downloads (the client's TCP port is
-// ephemeral). The port is read from the segment's first bytes, which
-// allocates nothing. A pushed-out item leaves through Dequeue too.
+// ephemeral). A pushed-out item leaves through Dequeue too.
 Conn* ConnOf(Ptr<const QueueDiscItem> item, int dir) {
-  Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
-  if (!ip || (ip->GetHeader().GetProtocol() != 6 && ip->GetHeader().GetProtocol() != 17)) return nullptr;
-  uint8_t ports[4];  // source and destination port, big-endian
-  if (ip->GetPacket()->CopyData(ports, sizeof ports) != sizeof ports) return nullptr;
-  const uint32_t port = dir == 0 ? uint32_t(ports[2]) << 8 | ports[3] : uint32_t(ports[0]) << 8 | ports[1];
+  uint32_t src, dst;
+  if (!tracelab::scenario::ItemPorts(item, true, src, dst)) return nullptr;
+  const uint32_t port = dir == 0 ? dst : src;
   if (port < kFirstPort || port - kFirstPort >= g_conns.size()) return nullptr;
   return &g_conns[port - kFirstPort];
 }
